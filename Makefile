@@ -1,0 +1,43 @@
+# The commands developers and CI both call. `run` and `test` set everything up first.
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: setup run test test-unit lint bench bench-quick clean kafka-jars
+
+setup: $(STAMP) kafka-jars
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	@touch $(STAMP)
+
+# Resolves the Apache Kafka broker jars from Maven Central into a cache outside the repo.
+kafka-jars: $(STAMP)
+	$(BIN)/kconnect kafka fetch
+
+run: setup
+	$(BIN)/python -m workers.demo
+
+test: setup
+	$(BIN)/pytest tests
+
+test-unit: $(STAMP)
+	$(BIN)/pytest tests/unit
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+	$(BIN)/lint-imports
+
+bench: setup
+	$(BIN)/python -m bench
+
+bench-quick: setup
+	$(BIN)/python -m bench --quick
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,1 @@
+"""kconnect's engine: the plug-in API (`connect.api`) and the runtime that runs it (`connect.runtime`)."""

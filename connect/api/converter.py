@@ -1,0 +1,61 @@
+"""Converters: between Kafka's bytes and Kafka Connect's (schema, value) pairs.
+
+The runtime configures one key converter and one value converter per task (`configure(configs,
+is_key)`) with the worker's or connector's `key.converter.*` / `value.converter.*` settings, prefix
+removed. Source path: `from_connect_data` after transforms; sink path: `to_connect_data` before
+transforms. A converter raises `DataError` for data it cannot handle.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Mapping
+from typing import Any
+
+from connect.api.config import ConfigDef
+from connect.api.data import Schema, SchemaAndValue
+from connect.api.records import Headers
+
+
+class Converter(abc.ABC):
+    def version(self) -> str:
+        return "undefined"
+
+    @abc.abstractmethod
+    def configure(self, configs: Mapping[str, Any], is_key: bool) -> None: ...
+
+    @abc.abstractmethod
+    def from_connect_data(
+        self, topic: str, schema: Schema | None, value: Any, headers: Headers = ()
+    ) -> bytes | None: ...
+
+    @abc.abstractmethod
+    def to_connect_data(self, topic: str, value: bytes | None, headers: Headers = ()) -> SchemaAndValue: ...
+
+    def config(self) -> ConfigDef:
+        return ConfigDef()
+
+    def close(self) -> None:
+        """Release resources; called when the task stops."""
+
+
+class HeaderConverter(abc.ABC):
+    """Converts one header value at a time (`header.converter`)."""
+
+    def version(self) -> str:
+        return "undefined"
+
+    @abc.abstractmethod
+    def configure(self, configs: Mapping[str, Any]) -> None: ...
+
+    @abc.abstractmethod
+    def from_connect_header(self, topic: str, header_key: str, schema: Schema | None, value: Any) -> bytes | None: ...
+
+    @abc.abstractmethod
+    def to_connect_header(self, topic: str, header_key: str, value: bytes | None) -> SchemaAndValue: ...
+
+    def config(self) -> ConfigDef:
+        return ConfigDef()
+
+    def close(self) -> None:
+        """Release resources; called when the task stops."""

@@ -1,0 +1,233 @@
+"""Kafka Connect's data model: schemas, structs and the logical types.
+
+Schemas are immutable values (frozen dataclasses), so they can be shared between threads and cached
+by converters. `Schema.type` uses Kafka Connect's type names; logical types are primitive schemas
+with one of the well-known names below, exactly as in Kafka Connect, so the JSON schema envelope
+round-trips with Java workers.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from connect.api.errors import DataError
+
+
+class SchemaType(enum.Enum):
+    INT8 = "int8"
+    INT16 = "int16"
+    INT32 = "int32"
+    INT64 = "int64"
+    FLOAT32 = "float32"
+    FLOAT64 = "float64"
+    BOOLEAN = "boolean"
+    STRING = "string"
+    BYTES = "bytes"
+    ARRAY = "array"
+    MAP = "map"
+    STRUCT = "struct"
+
+    @property
+    def is_primitive(self) -> bool:
+        return self not in (SchemaType.ARRAY, SchemaType.MAP, SchemaType.STRUCT)
+
+
+DECIMAL_NAME = "org.apache.kafka.connect.data.Decimal"
+DECIMAL_SCALE_PARAM = "scale"
+DATE_NAME = "org.apache.kafka.connect.data.Date"
+TIME_NAME = "org.apache.kafka.connect.data.Time"
+TIMESTAMP_NAME = "org.apache.kafka.connect.data.Timestamp"
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    """A named, ordered field of a STRUCT schema."""
+
+    name: str
+    index: int
+    schema: Schema
+
+
+@dataclass(frozen=True, slots=True)
+class Schema:
+    """A Kafka Connect schema. Build with the constructors below or `Schema(...)` directly."""
+
+    type: SchemaType
+    optional: bool = False
+    default: Any = None
+    name: str | None = None
+    version: int | None = None
+    doc: str | None = None
+    parameters: Mapping[str, str] | None = None
+    fields: tuple[Field, ...] = ()
+    key_schema: Schema | None = None
+    value_schema: Schema | None = None
+
+    def field(self, name: str) -> Field | None:
+        if self.type is not SchemaType.STRUCT:
+            raise DataError(f"Cannot look up fields on non-struct type {self.type.name}")
+        for f in self.fields:
+            if f.name == name:
+                return f
+        return None
+
+    def as_optional(self) -> Schema:
+        return Schema(
+            self.type,
+            True,
+            self.default,
+            self.name,
+            self.version,
+            self.doc,
+            self.parameters,
+            self.fields,
+            self.key_schema,
+            self.value_schema,
+        )
+
+    @staticmethod
+    def struct(fields: list[tuple[str, Schema]], *, name: str | None = None, optional: bool = False) -> Schema:
+        return Schema(
+            SchemaType.STRUCT,
+            optional=optional,
+            name=name,
+            fields=tuple(Field(n, i, s) for i, (n, s) in enumerate(fields)),
+        )
+
+    @staticmethod
+    def array(items: Schema, *, optional: bool = False) -> Schema:
+        return Schema(SchemaType.ARRAY, optional=optional, value_schema=items)
+
+    @staticmethod
+    def map(keys: Schema, values: Schema, *, optional: bool = False) -> Schema:
+        return Schema(SchemaType.MAP, optional=optional, key_schema=keys, value_schema=values)
+
+    @staticmethod
+    def decimal(scale: int, *, optional: bool = False) -> Schema:
+        return Schema(
+            SchemaType.BYTES,
+            optional=optional,
+            name=DECIMAL_NAME,
+            version=1,
+            parameters={DECIMAL_SCALE_PARAM: str(scale)},
+        )
+
+
+# Ready-made schemas, as Kafka Connect's Schema.*_SCHEMA constants.
+INT8_SCHEMA = Schema(SchemaType.INT8)
+INT16_SCHEMA = Schema(SchemaType.INT16)
+INT32_SCHEMA = Schema(SchemaType.INT32)
+INT64_SCHEMA = Schema(SchemaType.INT64)
+FLOAT32_SCHEMA = Schema(SchemaType.FLOAT32)
+FLOAT64_SCHEMA = Schema(SchemaType.FLOAT64)
+BOOLEAN_SCHEMA = Schema(SchemaType.BOOLEAN)
+STRING_SCHEMA = Schema(SchemaType.STRING)
+BYTES_SCHEMA = Schema(SchemaType.BYTES)
+OPTIONAL_INT8_SCHEMA = Schema(SchemaType.INT8, optional=True)
+OPTIONAL_INT16_SCHEMA = Schema(SchemaType.INT16, optional=True)
+OPTIONAL_INT32_SCHEMA = Schema(SchemaType.INT32, optional=True)
+OPTIONAL_INT64_SCHEMA = Schema(SchemaType.INT64, optional=True)
+OPTIONAL_FLOAT32_SCHEMA = Schema(SchemaType.FLOAT32, optional=True)
+OPTIONAL_FLOAT64_SCHEMA = Schema(SchemaType.FLOAT64, optional=True)
+OPTIONAL_BOOLEAN_SCHEMA = Schema(SchemaType.BOOLEAN, optional=True)
+OPTIONAL_STRING_SCHEMA = Schema(SchemaType.STRING, optional=True)
+OPTIONAL_BYTES_SCHEMA = Schema(SchemaType.BYTES, optional=True)
+DATE_SCHEMA = Schema(SchemaType.INT32, name=DATE_NAME, version=1)
+TIME_SCHEMA = Schema(SchemaType.INT32, name=TIME_NAME, version=1)
+TIMESTAMP_SCHEMA = Schema(SchemaType.INT64, name=TIMESTAMP_NAME, version=1)
+
+
+class Struct:
+    """A value of a STRUCT schema: field values by name, checked against the schema on `put`."""
+
+    __slots__ = ("_values", "schema")
+
+    def __init__(self, schema: Schema, values: Mapping[str, Any] | None = None) -> None:
+        if schema.type is not SchemaType.STRUCT:
+            raise DataError(f"Struct needs a STRUCT schema, got {schema.type.name}")
+        self.schema = schema
+        self._values: dict[str, Any] = {}
+        for name, value in (values or {}).items():
+            self.put(name, value)
+
+    def put(self, name: str, value: Any) -> Struct:
+        if self.schema.field(name) is None:
+            raise DataError(f"{name} is not a valid field name")
+        self._values[name] = value
+        return self
+
+    def get(self, name: str) -> Any:
+        f = self.schema.field(name)
+        if f is None:
+            raise DataError(f"{name} is not a valid field name")
+        value = self._values.get(name)
+        return f.schema.default if value is None else value
+
+    def validate(self) -> None:
+        """Raises DataError when a required field without default has no value."""
+        for f in self.schema.fields:
+            if self._values.get(f.name) is None and not f.schema.optional and f.schema.default is None:
+                raise DataError(f'Invalid value: null used for required field: "{f.name}"')
+
+    def items(self) -> Iterator[tuple[str, Any]]:
+        for f in self.schema.fields:
+            yield f.name, self.get(f.name)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Struct) and other.schema == self.schema and dict(other.items()) == dict(self.items())
+
+    def __hash__(self) -> int:
+        return hash((self.schema, tuple(self.items())))
+
+    def __repr__(self) -> str:
+        inner = ",".join(f"{k}={v!r}" for k, v in self.items())
+        return f"Struct{{{inner}}}"
+
+
+@dataclass(frozen=True, slots=True)
+class SchemaAndValue:
+    """What a converter's `to_connect_data` returns: an optional schema and the value."""
+
+    schema: Schema | None
+    value: Any
+
+
+NULL_SCHEMA_AND_VALUE = SchemaAndValue(None, None)
+
+__all__ = [
+    "BOOLEAN_SCHEMA",
+    "BYTES_SCHEMA",
+    "DATE_NAME",
+    "DATE_SCHEMA",
+    "DECIMAL_NAME",
+    "DECIMAL_SCALE_PARAM",
+    "FLOAT32_SCHEMA",
+    "FLOAT64_SCHEMA",
+    "INT8_SCHEMA",
+    "INT16_SCHEMA",
+    "INT32_SCHEMA",
+    "INT64_SCHEMA",
+    "NULL_SCHEMA_AND_VALUE",
+    "OPTIONAL_BOOLEAN_SCHEMA",
+    "OPTIONAL_BYTES_SCHEMA",
+    "OPTIONAL_FLOAT32_SCHEMA",
+    "OPTIONAL_FLOAT64_SCHEMA",
+    "OPTIONAL_INT8_SCHEMA",
+    "OPTIONAL_INT16_SCHEMA",
+    "OPTIONAL_INT32_SCHEMA",
+    "OPTIONAL_INT64_SCHEMA",
+    "OPTIONAL_STRING_SCHEMA",
+    "STRING_SCHEMA",
+    "TIMESTAMP_NAME",
+    "TIMESTAMP_SCHEMA",
+    "TIME_NAME",
+    "TIME_SCHEMA",
+    "Field",
+    "Schema",
+    "SchemaAndValue",
+    "SchemaType",
+    "Struct",
+]

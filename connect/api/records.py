@@ -1,0 +1,120 @@
+"""Records that flow between connectors and the runtime.
+
+`SourceRecord` is what a `SourceTask.poll()` returns; `SinkRecord` is what a `SinkTask.put()` receives.
+Both are frozen, slotted dataclasses: immutable so that transforms return new records instead of
+mutating shared ones, slotted because the data path creates one per message and attribute
+dictionaries would dominate its cost. Use `dataclasses.replace(record, ...)` (or `with_(...)`)
+to derive a changed record.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from connect.api.data import Schema
+
+
+class TopicPartition(NamedTuple):
+    """A Kafka topic partition, as sink tasks see them in `open`, `close` and offset maps."""
+
+    topic: str
+    partition: int
+
+
+class TimestampType(enum.Enum):
+    NO_TIMESTAMP_TYPE = "NoTimestampType"
+    CREATE_TIME = "CreateTime"
+    LOG_APPEND_TIME = "LogAppendTime"
+
+
+@dataclass(frozen=True, slots=True)
+class Header:
+    """One record header. `schema` is None for schemaless values (e.g. raw bytes from Kafka)."""
+
+    key: str
+    value: Any
+    schema: Schema | None = None
+
+
+Headers = tuple[Header, ...]
+"""Record headers in order; the same key may appear more than once, as in Kafka."""
+
+SourcePartition = Mapping[str, Any]
+"""Where a source record came from, e.g. {"filename": "/var/log/app.log"}: the key of its offsets."""
+
+SourceOffset = Mapping[str, Any]
+"""How far a source has read within its partition, e.g. {"position": 1024}."""
+
+
+@dataclass(frozen=True, slots=True)
+class SourceRecord:
+    """A record produced by a source task, with the source position it was read from.
+
+    `source_partition`/`source_offset` are stored by the runtime once Kafka acknowledged the record,
+    and handed back through `SourceTaskContext.offset_reader` after a restart. `kafka_partition=None`
+    lets the producer's partitioner choose (by key). `timestamp` is epoch milliseconds or None.
+    """
+
+    source_partition: SourcePartition | None
+    source_offset: SourceOffset | None
+    topic: str
+    kafka_partition: int | None = None
+    key_schema: Schema | None = None
+    key: Any = None
+    value_schema: Schema | None = None
+    value: Any = None
+    timestamp: int | None = None
+    headers: Headers = ()
+
+    def with_(self, **changes: Any) -> SourceRecord:
+        """A copy with the given fields replaced (what transforms use)."""
+        return dataclasses.replace(self, **changes)
+
+
+@dataclass(frozen=True, slots=True)
+class SinkRecord:
+    """A record consumed from Kafka and handed to a sink task.
+
+    `original_topic`/`original_kafka_partition`/`original_kafka_offset` keep the coordinates from
+    before transforms (which may rename the topic): use them when reporting offsets in
+    `SinkTask.pre_commit`.
+    """
+
+    topic: str
+    kafka_partition: int
+    key_schema: Schema | None
+    key: Any
+    value_schema: Schema | None
+    value: Any
+    kafka_offset: int
+    timestamp: int | None = None
+    timestamp_type: TimestampType = TimestampType.NO_TIMESTAMP_TYPE
+    headers: Headers = ()
+    original_topic: str = ""
+    original_kafka_partition: int = -1
+    original_kafka_offset: int = -1
+
+    def __post_init__(self) -> None:
+        # Records built by connectors' tests often omit the originals: default them to the record's own.
+        if not self.original_topic:
+            object.__setattr__(self, "original_topic", self.topic)
+        if self.original_kafka_partition < 0:
+            object.__setattr__(self, "original_kafka_partition", self.kafka_partition)
+        if self.original_kafka_offset < 0:
+            object.__setattr__(self, "original_kafka_offset", self.kafka_offset)
+
+    @property
+    def topic_partition(self) -> TopicPartition:
+        return TopicPartition(self.original_topic, self.original_kafka_partition)
+
+    def with_(self, **changes: Any) -> SinkRecord:
+        """A copy with the given fields replaced (what transforms use); originals are kept."""
+        return dataclasses.replace(self, **changes)
+
+
+ConnectRecord = SourceRecord | SinkRecord
+"""Either record kind: what transforms and predicates take."""

@@ -1,0 +1,83 @@
+"""Tasks: the plug-ins that move the data. Each runs on its own thread in the worker.
+
+SourceTask lifecycle: `initialize(context)`, `start(props)`, then `poll()` in a loop; `stop()` is
+called from ANOTHER thread and must make a blocked `poll` return soon. `commit_record` is called on
+the producer's callback thread when Kafka acknowledged a record; `commit` after the runtime stored
+the source offsets of acknowledged records.
+
+SinkTask lifecycle: `initialize(context)`, `start(props)`, `open(partitions)` when partitions are
+assigned, `put(records)` with each batch, `pre_commit(offsets)` (default: `flush` then return the
+offsets) before the runtime commits consumer offsets, `close(partitions)` when partitions are revoked,
+then `stop()`. All sink calls happen on the task's thread.
+
+Raise `RetriableError` for a transient failure (the runtime retries) and any other exception to fail
+the task (its status becomes FAILED with the trace, until a user restarts it).
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Collection, Mapping, Sequence
+
+from connect.api.context import RecordMetadata, SinkTaskContext, SourceTaskContext
+from connect.api.records import SinkRecord, SourceRecord, TopicPartition
+
+
+class Task(abc.ABC):
+    """Base of all tasks; subclass `SourceTask` or `SinkTask`, not this."""
+
+    def version(self) -> str:
+        return "undefined"
+
+    @abc.abstractmethod
+    def start(self, props: Mapping[str, str]) -> None: ...
+
+    @abc.abstractmethod
+    def stop(self) -> None: ...
+
+
+class SourceTask(Task):
+    TRANSACTION_BOUNDARY_CONFIG = "transaction.boundary"
+
+    context: SourceTaskContext
+
+    def initialize(self, context: SourceTaskContext) -> None:
+        self.context = context
+
+    @abc.abstractmethod
+    def poll(self) -> list[SourceRecord] | None:
+        """A batch of new records, or None/[] when there is nothing now. Block briefly at most (~1 s)."""
+
+    def commit(self) -> None:
+        """The offsets of all acknowledged records so far are stored."""
+
+    def commit_record(self, record: SourceRecord, metadata: RecordMetadata | None) -> None:
+        """Kafka acknowledged `record` (metadata None: a transform dropped it). Runs on the producer thread."""
+
+
+class SinkTask(Task):
+    TOPICS_CONFIG = "topics"
+    TOPICS_REGEX_CONFIG = "topics.regex"
+
+    context: SinkTaskContext
+
+    def initialize(self, context: SinkTaskContext) -> None:
+        self.context = context
+
+    @abc.abstractmethod
+    def put(self, records: Sequence[SinkRecord]) -> None:
+        """Write (or buffer) a batch. Records of one partition arrive in offset order."""
+
+    def flush(self, offsets: Mapping[TopicPartition, int]) -> None:
+        """Make everything `put` so far durable. `offsets` are the next offsets to consume per partition."""
+
+    def pre_commit(self, offsets: Mapping[TopicPartition, int]) -> Mapping[TopicPartition, int]:
+        """The offsets that are safe to commit; the default flushes and returns `offsets` unchanged."""
+        self.flush(offsets)
+        return offsets
+
+    def open(self, partitions: Collection[TopicPartition]) -> None:
+        """Partitions newly assigned to this task."""
+
+    def close(self, partitions: Collection[TopicPartition]) -> None:
+        """Partitions taken away from this task; drop their buffers after the final `pre_commit`."""

@@ -1,0 +1,108 @@
+"""The Herder protocol: what the REST API (and the CLI) ask of a cluster of workers.
+
+One protocol, two implementations: the standalone herder (one process, memory and file stores) and
+the distributed herder (workers coordinated through Kafka). Calls are synchronous and may block for
+up to the REST request timeout; FastAPI runs them in its thread pool. Errors are `ConnectError`s
+(see `connect.runtime.errors` for which become which HTTP status).
+
+Config maps are always str → str and are stored and returned exactly as given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Protocol
+
+from connect.runtime.info import (
+    ConfigInfos,
+    ConfigKeyInfo,
+    ConnectorInfo,
+    ConnectorOffset,
+    ConnectorStateInfo,
+    PluginInfo,
+    RestartRequest,
+    ServerInfo,
+    TaskInfo,
+    TaskStateInfo,
+    WorkerHealth,
+)
+from connect.runtime.states import ConnectorTaskId, TargetState
+
+
+class Herder(Protocol):
+    def server_info(self) -> ServerInfo: ...
+
+    def health(self) -> WorkerHealth: ...
+
+    def connectors(self) -> list[str]:
+        """Names of all connectors, sorted."""
+        ...
+
+    def connector_info(self, name: str) -> ConnectorInfo:
+        """NotFoundError if unknown."""
+        ...
+
+    def connector_config(self, name: str) -> dict[str, str]: ...
+
+    def put_connector_config(
+        self,
+        name: str,
+        config: Mapping[str, str],
+        *,
+        allow_replace: bool,
+        initial_state: TargetState | None = None,
+    ) -> tuple[bool, ConnectorInfo]:
+        """Create (or replace, if allowed) a connector. Returns (created, info).
+
+        Raises AlreadyExistsError when it exists and `allow_replace` is false, ConfigError with Kafka
+        Connect's "Connector configuration is invalid and contains the following N error(s): ..." text
+        when validation fails, BadRequestError on a name mismatch.
+        """
+        ...
+
+    def patch_connector_config(self, name: str, patch: Mapping[str, str | None]) -> ConnectorInfo:
+        """Merge `patch` into the config (None deletes a key), re-validate and apply."""
+        ...
+
+    def delete_connector(self, name: str) -> None: ...
+
+    def connector_status(self, name: str) -> ConnectorStateInfo:
+        """NotFoundError "No status found for connector {name}" if unknown."""
+        ...
+
+    def task_status(self, task: ConnectorTaskId) -> TaskStateInfo: ...
+
+    def task_configs(self, name: str) -> list[TaskInfo]: ...
+
+    def restart_connector(self, request: RestartRequest) -> ConnectorStateInfo | None:
+        """Legacy request (no flags): restart the connector instance, return None (HTTP 204).
+        Otherwise return the status with the instances to be restarted shown as RESTARTING (202)."""
+        ...
+
+    def restart_task(self, task: ConnectorTaskId) -> None: ...
+
+    def pause_connector(self, name: str) -> None: ...
+
+    def resume_connector(self, name: str) -> None: ...
+
+    def stop_connector(self, name: str) -> None: ...
+
+    def connector_active_topics(self, name: str) -> list[str]: ...
+
+    def reset_connector_active_topics(self, name: str) -> None: ...
+
+    def connector_offsets(self, name: str) -> list[ConnectorOffset]: ...
+
+    def alter_connector_offsets(self, name: str, offsets: list[ConnectorOffset]) -> str:
+        """Returns the success message; BadRequestError unless the connector is STOPPED with no tasks."""
+        ...
+
+    def reset_connector_offsets(self, name: str) -> str: ...
+
+    def connector_plugins(self, connectors_only: bool) -> list[PluginInfo]: ...
+
+    def connector_plugin_config(self, plugin: str) -> list[ConfigKeyInfo]:
+        """NotFoundError "Unknown plugin {plugin}." if no plug-in matches."""
+        ...
+
+    def validate_connector_config(self, config: Mapping[str, str]) -> ConfigInfos: ...

@@ -1,0 +1,45 @@
+"""What the user asked for (`TargetState`) and what is happening (`State`), as Kafka Connect names them."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+
+class TargetState(enum.Enum):
+    """User intent, persisted with the connector config. REST's initial_state RUNNING maps to STARTED."""
+
+    STARTED = "STARTED"
+    PAUSED = "PAUSED"
+    STOPPED = "STOPPED"
+
+    @staticmethod
+    def from_initial_state(text: str) -> TargetState:
+        """REST `initial_state` (RUNNING|PAUSED|STOPPED, any case) → target state; ValueError if unknown."""
+        upper = text.strip().upper()
+        if upper == "RUNNING":
+            return TargetState.STARTED
+        if upper in ("PAUSED", "STOPPED"):
+            return TargetState(upper)
+        raise ValueError(text)
+
+
+class State(enum.Enum):
+    """The status of a connector or task instance."""
+
+    UNASSIGNED = "UNASSIGNED"
+    RUNNING = "RUNNING"
+    PAUSED = "PAUSED"
+    FAILED = "FAILED"
+    RESTARTING = "RESTARTING"
+    STOPPED = "STOPPED"
+    DESTROYED = "DESTROYED"
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class ConnectorTaskId:
+    connector: str
+    task: int
+
+    def __str__(self) -> str:
+        return f"{self.connector}-{self.task}"

@@ -1,0 +1,1 @@
+"""The REST API: a thin FastAPI adapter over the Herder protocol, speaking Kafka Connect's contract."""
