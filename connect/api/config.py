@@ -29,6 +29,8 @@ from connect.api.errors import ConfigError
 
 
 class ConfigType(enum.Enum):
+    """The type of a setting; decides how its string value is parsed (Kafka's ConfigDef.Type)."""
+
     BOOLEAN = "BOOLEAN"
     STRING = "STRING"
     INT = "INT"
@@ -41,12 +43,16 @@ class ConfigType(enum.Enum):
 
 
 class Importance(enum.Enum):
+    """How much a user should care about a setting; UIs sort and filter by it."""
+
     HIGH = "HIGH"
     MEDIUM = "MEDIUM"
     LOW = "LOW"
 
 
 class Width(enum.Enum):
+    """A hint for UIs about how wide an input field for the setting should be."""
+
     NONE = "NONE"
     SHORT = "SHORT"
     MEDIUM = "MEDIUM"
@@ -85,7 +91,18 @@ class Password:
 
 def invalid_value(name: str, value: Any, reason: str) -> ConfigError:
     """Kafka's ConfigException text, which clients show verbatim."""
-    return ConfigError(f"Invalid value {value} for configuration {name}: {reason}")
+    return ConfigError(f"Invalid value {_java_str(value)} for configuration {name}: {reason}")
+
+
+def _java_str(value: Any) -> str:
+    # Values appear in messages as Java prints them: null, true, [a, b].
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_java_str(v) for v in value) + "]"
+    return str(value)
 
 
 class Validator(Protocol):
@@ -150,8 +167,11 @@ class ValidString:
     def __call__(self, name: str, value: Any) -> None:
         if value is None:
             return
-        ok = str(value).upper() in (a.upper() for a in self.allowed) if self.ignore_case else value in self.allowed
-        if not ok:
+        if self.ignore_case:
+            if str(value).upper() not in (a.upper() for a in self.allowed):
+                allowed = ", ".join(a.upper() for a in self.allowed)
+                raise invalid_value(name, value, f"String must be one of (case insensitive): {allowed}")
+        elif value not in self.allowed:
             raise invalid_value(name, value, f"String must be one of: {', '.join(self.allowed)}")
 
     def __str__(self) -> str:
@@ -171,7 +191,7 @@ class ValidList:
     def __call__(self, name: str, value: Any) -> None:
         for item in value or ():
             if item not in self.allowed:
-                raise invalid_value(name, value, f"Invalid value {item}; must be one of {list(self.allowed)}")
+                raise invalid_value(name, item, f"String must be one of: {', '.join(self.allowed)}")
 
     def __str__(self) -> str:
         return "[" + ", ".join(self.allowed) + "]"
@@ -248,10 +268,11 @@ class ConfigValue:
 
 
 _LIST_SPLIT = re.compile(r"\s*,\s*")
+_JAVA_INTEGER = re.compile(r"[+-]?[0-9]+")
 _INT_BOUNDS = {
-    ConfigType.SHORT: (-(2**15), 2**15 - 1, "a 16-bit integer"),
-    ConfigType.INT: (-(2**31), 2**31 - 1, "a 32-bit integer"),
-    ConfigType.LONG: (-(2**63), 2**63 - 1, "a 64-bit integer"),
+    ConfigType.SHORT: (-(2**15), 2**15 - 1),
+    ConfigType.INT: (-(2**31), 2**31 - 1),
+    ConfigType.LONG: (-(2**63), 2**63 - 1),
 }
 
 
@@ -273,14 +294,11 @@ def parse_value(name: str, type_: ConfigType, value: Any) -> Any:
             return trimmed.lower() == "true"
         raise invalid_value(name, value, "Expected value to be either true or false")
     if type_ in _INT_BOUNDS:
-        low, high, what = _INT_BOUNDS[type_]
-        try:
-            number = int(trimmed)
-        except ValueError:
-            raise invalid_value(name, value, f"Not a number of type {type_.value}") from None
-        if not low <= number <= high:
-            raise invalid_value(name, value, f"Expected value to be {what}, but it was out of range")
-        return number
+        low, high = _INT_BOUNDS[type_]
+        # Java's parseInt: optional sign and decimal digits only, and out of range is "not a number" too.
+        if not _JAVA_INTEGER.fullmatch(trimmed) or not low <= int(trimmed) <= high:
+            raise invalid_value(name, value, f"Not a number of type {type_.value}")
+        return int(trimmed)
     if type_ is ConfigType.DOUBLE:
         try:
             return float(trimmed)
@@ -438,17 +456,6 @@ class ConfigDef:
                 result.visible = key.recommender.visible(key.name, parsed)
             except ConfigError as exc:
                 result.error_messages.append(str(exc))
-            if (
-                result.recommended_values
-                and key.name in parsed
-                and parsed[key.name] is not None
-                and key.type is not ConfigType.LIST
-                and parsed[key.name] not in result.recommended_values
-            ):
-                result.error_messages.append(
-                    f"Invalid value {parsed[key.name]} for configuration {key.name}: "
-                    f"Invalid value, must be one of {result.recommended_values}"
-                )
         return list(results.values())
 
 

@@ -29,11 +29,15 @@ UNDEFINED_VERSION = "undefined"
 
 
 class ExactlyOnceSupport(enum.Enum):
+    """Whether a source connector can deliver exactly once (KIP-618)."""
+
     SUPPORTED = "SUPPORTED"
     UNSUPPORTED = "UNSUPPORTED"
 
 
 class ConnectorTransactionBoundaries(enum.Enum):
+    """Whether a source connector can define its own transaction boundaries (KIP-618)."""
+
     SUPPORTED = "SUPPORTED"
     UNSUPPORTED = "UNSUPPORTED"
 

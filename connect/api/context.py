@@ -45,6 +45,8 @@ class ConnectorContext(Protocol):
 
 
 class SourceConnectorContext(ConnectorContext, Protocol):
+    """Given to every `SourceConnector`: adds access to the stored source offsets."""
+
     @property
     def offset_reader(self) -> OffsetReader: ...
 

@@ -18,6 +18,8 @@ from connect.api.records import Headers
 
 
 class Converter(abc.ABC):
+    """Turns a record's key or value into bytes for Kafka and back; one instance per task and side."""
+
     def version(self) -> str:
         return "undefined"
 

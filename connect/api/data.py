@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from connect.api.errors import DataError
 
 
 class SchemaType(enum.Enum):
+    """Kafka Connect's schema types; the values are the names used in the JSON schema envelope."""
+
     INT8 = "int8"
     INT16 = "int16"
     INT32 = "int32"
@@ -65,14 +67,21 @@ class Schema:
     fields: tuple[Field, ...] = ()
     key_schema: Schema | None = None
     value_schema: Schema | None = None
+    # Field lookup by name is on the hot path of every Struct put/get: index once per schema.
+    _fields_by_name: Mapping[str, Field] = field(init=False, repr=False, compare=False, hash=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_fields_by_name", {f.name: f for f in self.fields})
+
+    def __hash__(self) -> int:
+        params = tuple(sorted(self.parameters.items())) if self.parameters else None
+        default = self.default if _hashable(self.default) else repr(self.default)
+        return hash((self.type, self.optional, default, self.name, self.version, params, self.fields))
 
     def field(self, name: str) -> Field | None:
         if self.type is not SchemaType.STRUCT:
             raise DataError(f"Cannot look up fields on non-struct type {self.type.name}")
-        for f in self.fields:
-            if f.name == name:
-                return f
-        return None
+        return self._fields_by_name.get(name)
 
     def as_optional(self) -> Schema:
         return Schema(
@@ -114,6 +123,14 @@ class Schema:
             version=1,
             parameters={DECIMAL_SCALE_PARAM: str(scale)},
         )
+
+
+def _hashable(value: Any) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
 
 
 # Ready-made schemas, as Kafka Connect's Schema.*_SCHEMA constants.

@@ -26,6 +26,8 @@ class TopicPartition(NamedTuple):
 
 
 class TimestampType(enum.Enum):
+    """Where a Kafka record's timestamp came from, as Kafka reports it."""
+
     NO_TIMESTAMP_TYPE = "NoTimestampType"
     CREATE_TIME = "CreateTime"
     LOG_APPEND_TIME = "LogAppendTime"

@@ -37,6 +37,8 @@ class Task(abc.ABC):
 
 
 class SourceTask(Task):
+    """Reads batches from an external system for Kafka; see the module docstring for the lifecycle."""
+
     TRANSACTION_BOUNDARY_CONFIG = "transaction.boundary"
 
     context: SourceTaskContext
@@ -56,6 +58,8 @@ class SourceTask(Task):
 
 
 class SinkTask(Task):
+    """Consumes batches from Kafka and writes them out; see the module docstring for the lifecycle."""
+
     TOPICS_CONFIG = "topics"
     TOPICS_REGEX_CONFIG = "topics.regex"
 

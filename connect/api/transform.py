@@ -20,6 +20,8 @@ R = TypeVar("R", SourceRecord, SinkRecord)
 
 
 class Transformation(abc.ABC, Generic[R]):
+    """A single message transform: returns a changed copy of the record, or None to drop it."""
+
     def version(self) -> str:
         return "undefined"
 
@@ -37,6 +39,8 @@ class Transformation(abc.ABC, Generic[R]):
 
 
 class Predicate(abc.ABC, Generic[R]):
+    """Decides whether a transform applies to a record (`transforms.<a>.predicate`, optionally negated)."""
+
     def version(self) -> str:
         return "undefined"
 

@@ -1,0 +1,1 @@
+"""Datagen: numbered generated records for demos, tests and benchmarks."""

@@ -1,0 +1,43 @@
+"""Pins the plug-in API's public names: adding or removing one is a deliberate change to this list."""
+
+import inspect
+
+import connect.api
+
+PUBLIC_NAMES = {
+    "NO_DEFAULT", "AlreadyExistsError", "Config", "ConfigDef", "ConfigError", "ConfigKey", "ConfigType",
+    "ConfigValue", "ConnectError", "Connector", "ConnectorContext", "ConnectorTransactionBoundaries",
+    "Converter", "DataError", "ErrantRecordReporter", "ExactlyOnceSupport", "Field", "Header",
+    "HeaderConverter", "Headers", "IllegalWorkerStateError", "Importance", "NotFoundError", "OffsetReader",
+    "OffsetsToAlter", "Password", "Predicate", "Range", "Recommender", "RecordMetadata", "RetriableError",
+    "Schema", "SchemaAndValue", "SchemaType", "SinkConnector", "SinkRecord", "SinkTask", "SinkTaskContext",
+    "SourceConnector", "SourceConnectorContext", "SourceOffset", "SourcePartition", "SourceRecord",
+    "SourceTask", "SourceTaskContext", "Struct", "Task", "TimestampType", "TopicPartition",
+    "TransactionContext", "Transformation", "ValidList", "ValidString", "Validator", "Width", "composite",
+    "invalid_value", "non_empty_string", "non_empty_string_without_control_chars", "non_null",
+}  # fmt: skip
+
+
+def test_public_names_are_pinned() -> None:
+    assert set(connect.api.__all__) == PUBLIC_NAMES
+    for name in PUBLIC_NAMES:
+        assert hasattr(connect.api, name), name
+
+
+def test_lifecycle_methods_connector_authors_implement() -> None:
+    abstract = {cls.__name__: set(cls.__abstractmethods__) for cls in (connect.api.SourceTask, connect.api.SinkTask)}
+    assert abstract == {"SourceTask": {"start", "stop", "poll"}, "SinkTask": {"start", "stop", "put"}}
+    assert set(connect.api.SourceConnector.__abstractmethods__) == {
+        "start",
+        "stop",
+        "task_class",
+        "task_configs",
+        "config",
+    }
+
+
+def test_every_public_class_is_documented() -> None:
+    for name in PUBLIC_NAMES:
+        obj = getattr(connect.api, name)
+        if inspect.isclass(obj) and obj.__module__.startswith("connect.api"):
+            assert vars(obj).get("__doc__"), f"{name} needs a docstring of its own"
