@@ -1,0 +1,3 @@
+"""Fixture plugins shared by every test tier."""
+
+pytest_plugins = ["tests.fixtures.kafka"]

@@ -1,0 +1,1 @@
+"""Integration tests against a real Kafka broker."""

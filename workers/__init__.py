@@ -1,0 +1,1 @@
+"""Processes and the `kconnect` command: herders, membership, bootstrap, the local Kafka manager."""

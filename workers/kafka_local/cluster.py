@@ -1,0 +1,235 @@
+"""LocalKafka: start, stop and inspect a 1- or 3-node KRaft cluster of `java` processes on 127.0.0.1.
+
+State lives in one directory: `cluster.json` (the layout and cluster id chosen at the first start) and
+`node-<i>/` with server.properties, log4j2.properties, data/, logs/ and kafka.pid. A later start with
+the same layout reuses the data; a different layout wipes it and formats again. Called from the CLI
+and from test fixtures, always on the caller's thread.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from workers.kafka_local import config, network, processes
+from workers.kafka_local.errors import LocalKafkaError, require_tool
+from workers.kafka_local.jars import classpath, default_version, fetch_jars
+
+log = logging.getLogger(__name__)
+
+DEFAULT_DIR = Path(".kconnect/kafka")
+STATE_FILE = "cluster.json"
+
+
+@dataclass(frozen=True)
+class NodeStatus:
+    node_id: int
+    address: str
+    pid: int | None
+
+    @property
+    def running(self) -> bool:
+        return self.pid is not None
+
+
+@dataclass(frozen=True)
+class ClusterStatus:
+    bootstrap_servers: str
+    nodes: list[NodeStatus]
+
+    @property
+    def running(self) -> bool:
+        """True only when every node runs; a partial cluster is reported as not running."""
+        return bool(self.nodes) and all(node.running for node in self.nodes)
+
+
+class LocalKafka:
+    """A local Apache Kafka cluster owned by one state directory.
+
+    `start()` is idempotent for an already running cluster with the same layout. `stop()` signals only
+    processes whose command line proves they were started for this directory.
+    """
+
+    def __init__(
+        self,
+        directory: Path | str = DEFAULT_DIR,
+        nodes: int = 1,
+        port: int = config.DEFAULT_PORT,
+        *,
+        controller_port: int | None = None,
+        version: str | None = None,
+        cache: Path | None = None,
+        heap: str = "512m",
+        start_timeout: float = 90.0,
+    ) -> None:
+        self.directory = Path(directory).resolve()
+        self.version = version or default_version()
+        self.cache = cache
+        self.heap = heap
+        self.start_timeout = start_timeout
+        self.specs = config.layout(self.directory, nodes, port, controller_port)
+
+    @property
+    def bootstrap_servers(self) -> str:
+        return config.bootstrap_servers(self.specs)
+
+    def _recorded(self) -> dict[str, object] | None:
+        try:
+            recorded: dict[str, object] = json.loads((self.directory / STATE_FILE).read_text())
+        except (OSError, ValueError):
+            return None
+        return recorded
+
+    def _layout_record(self) -> dict[str, object]:
+        return {
+            "nodes": len(self.specs),
+            "port": self.specs[0].broker_port,
+            "controller_port": self.specs[0].controller_port,
+            "version": self.version,
+        }
+
+    @classmethod
+    def from_directory(cls, directory: Path | str = DEFAULT_DIR) -> LocalKafka | None:
+        """The cluster as recorded by its last start in `directory`, or None if never started there."""
+        probe = Path(directory).resolve() / STATE_FILE
+        try:
+            record = json.loads(probe.read_text())
+            return cls(
+                directory,
+                int(record["nodes"]),
+                int(record["port"]),
+                controller_port=int(record["controller_port"]),
+                version=str(record["version"]),
+            )
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def status(self) -> ClusterStatus:
+        nodes = [NodeStatus(s.node_id, s.broker_address, processes.running_pid(s.directory)) for s in self.specs]
+        return ClusterStatus(self.bootstrap_servers, nodes)
+
+    def start(self) -> str:
+        """Format storage if needed, start the nodes, wait until all are brokers; return the bootstrap servers.
+
+        Returns at once if the same layout already runs; raises LocalKafkaError with the log tail when
+        the nodes do not come up within `start_timeout` (they are stopped again).
+        """
+        java = require_tool("java")
+        previous = LocalKafka.from_directory(self.directory) or self
+        current = previous.status()
+        if any(node.running for node in current.nodes):
+            if current.running and previous._layout_record() == self._layout_record():
+                return self.bootstrap_servers
+            raise LocalKafkaError(
+                f"{self.directory} already runs a cluster ({len(previous.specs)} node(s) at "
+                f"{previous.bootstrap_servers}): run `kconnect kafka stop --dir {self.directory}` first"
+            )
+        libs = fetch_jars(self.version, self.cache)
+        network.check_ports_free(p for s in self.specs for p in (s.broker_port, s.controller_port))
+        log.info("starting Apache Kafka %s: %d node(s), state in %s", self.version, len(self.specs), self.directory)
+        self._prepare_storage(java)
+        for spec in self.specs:
+            pid = processes.spawn_detached(
+                self._java_command(java, spec, "kafka.Kafka", str(spec.directory / "server.properties")),
+                spec.logs_dir / "stdout.log",
+            )
+            processes.write_pid(spec.directory, pid)
+        log.info("jars in %s, logs in %s/node-*/logs", libs, self.directory)
+        try:
+            self._wait_until_ready()
+        except LocalKafkaError:
+            self.stop()
+            raise
+        return self.bootstrap_servers
+
+    def stop(self, timeout: float = 30.0) -> list[int]:
+        """End this directory's nodes (SIGTERM, SIGKILL after `timeout`); returns the pids ended."""
+        pids = {s.directory: pid for s in self.specs if (pid := processes.read_pid(s.directory)) is not None}
+        ended = processes.terminate(pids, timeout)
+        for spec in self.specs:
+            processes.clear_pid(spec.directory)
+        return ended
+
+    def log_tail(self, lines: int = 40) -> str:
+        """The last lines of every node's server and stdout logs, for error messages."""
+        parts = []
+        for spec in self.specs:
+            for name in ("server.log", "stdout.log"):
+                path = spec.logs_dir / name
+                if path.exists():
+                    tail = path.read_text(errors="replace").splitlines()[-lines:]
+                    parts.append(f"--- {path} (last {len(tail)} lines)\n" + "\n".join(tail))
+        return "\n".join(parts) if parts else f"(no logs under {self.directory})"
+
+    def _prepare_storage(self, java: str) -> None:
+        recorded = self._recorded()
+        layout = self._layout_record()
+        if recorded is None or any(recorded.get(k) != v for k, v in layout.items()):
+            # Storage formatted for another voter set or version would refuse to start; begin afresh.
+            for path in self.directory.glob("node-*"):
+                log.warning("layout changed: removing %s", path)
+                shutil.rmtree(path)
+            recorded = {**layout, "cluster_id": config.new_cluster_id()}
+            self.directory.mkdir(parents=True, exist_ok=True)
+            (self.directory / STATE_FILE).write_text(json.dumps(recorded, indent=2) + "\n")
+        for spec in self.specs:
+            spec.logs_dir.mkdir(parents=True, exist_ok=True)
+            (spec.directory / "server.properties").write_text(config.server_properties(spec, self.specs))
+            (spec.directory / "log4j2.properties").write_text(config.log4j2_properties(spec))
+
+        def format_args(spec: config.NodeSpec) -> list[str]:
+            return ["format", "-t", str(recorded["cluster_id"]), "-c", str(spec.directory / "server.properties")]
+
+        unformatted = [s for s in self.specs if not (s.data_dir / "meta.properties").exists()]
+        formatters = [
+            subprocess.Popen(
+                self._java_command(java, spec, "kafka.tools.StorageTool", *format_args(spec), heap="256m"),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+            )
+            for spec in unformatted
+        ]
+        outputs = [formatter.communicate()[0] for formatter in formatters]
+        for spec, formatter, output in zip(unformatted, formatters, outputs, strict=True):
+            if formatter.returncode != 0:
+                raise LocalKafkaError(f"formatting {spec.data_dir} failed:\n{output.strip()}")
+
+    def _java_command(
+        self, java: str, spec: config.NodeSpec, main_class: str, *args: str, heap: str | None = None
+    ) -> list[str]:
+        return [
+            java,
+            f"-Xmx{heap or self.heap}",
+            # Serial GC: no parallel GC threads competing with the tests on a 2-core machine.
+            "-XX:+UseSerialGC",
+            "-XX:+ExitOnOutOfMemoryError",
+            "-XX:-UsePerfData",
+            f"-XX:ErrorFile={spec.logs_dir / 'hs_err_%p.log'}",
+            "-Djava.awt.headless=true",
+            f"-Dkafka.logs.dir={spec.logs_dir}",
+            f"-Dlog4j2.configurationFile={spec.directory / 'log4j2.properties'}",
+            processes.marker_argument(spec.directory),
+            "-cp",
+            classpath(self.version, self.cache),
+            main_class,
+            *args,
+        ]
+
+    def _wait_until_ready(self) -> None:
+        def check_alive() -> None:
+            dead = [s.node_id for s in self.specs if processes.running_pid(s.directory) is None]
+            if dead:
+                raise LocalKafkaError(f"node(s) {dead} exited during start-up:\n{self.log_tail()}")
+
+        try:
+            network.wait_for_brokers(
+                self.bootstrap_servers, {s.node_id for s in self.specs}, self.start_timeout, check_alive
+            )
+        except TimeoutError as exc:
+            raise LocalKafkaError(f"{exc}:\n{self.log_tail()}") from exc
