@@ -1,0 +1,75 @@
+"""`create_app`: the FastAPI application for one worker, built around the herder it is given.
+
+Handlers are plain functions that FastAPI runs on its thread pool, so herder calls may block (up to
+the herder's own request timeout) without stalling the event loop; several run at once.
+"""
+
+from __future__ import annotations
+
+from importlib import metadata
+from typing import Any
+
+from fastapi import FastAPI
+
+from connect.runtime.herder import Herder
+from connect.runtime.loggers import LoggerLevels
+from rest.errors import install_error_handlers
+from rest.middleware import StripTrailingSlash
+from rest.routes import connectors, lifecycle, offsets, plugins, root
+from rest.routes import loggers as logger_routes
+
+_DESCRIPTION = (
+    "Kafka Connect's REST API, served by kconnect. Every error answers "
+    '`{"error_code": <HTTP status>, "message": "..."}`; invalid requests answer 400.'
+)
+
+
+class _ConnectApi(FastAPI):
+    """FastAPI, minus the 422 answers it documents: invalid requests answer 400 here (see rest.errors)."""
+
+    def openapi(self) -> dict[str, Any]:
+        schema = super().openapi()
+        for operations in schema.get("paths", {}).values():
+            for operation in operations.values():
+                responses = operation.get("responses", {})
+                invalid = responses.pop("422", None)
+                if invalid is not None and "400" not in responses:
+                    responses["400"] = {
+                        "description": "Bad Request",
+                        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorMessage"}}},
+                    }
+        for name in ("HTTPValidationError", "ValidationError"):
+            schema.get("components", {}).get("schemas", {}).pop(name, None)
+        return schema
+
+
+def create_app(
+    herder: Herder,
+    *,
+    loggers: LoggerLevels | None = None,
+    title: str = "kconnect",
+    version: str | None = None,
+) -> FastAPI:
+    """Build the REST app over `herder`; `loggers` defaults to this process's logging hierarchy."""
+    app = _ConnectApi(
+        title=title,
+        version=version or _package_version(),
+        description=_DESCRIPTION,
+        redirect_slashes=False,
+        # Kafka reads a body without Content-Type as JSON too; FastAPI would ignore it by default.
+        strict_content_type=False,
+    )
+    app.state.herder = herder
+    app.state.logger_levels = loggers if loggers is not None else LoggerLevels()
+    install_error_handlers(app)
+    for module in (root, connectors, lifecycle, offsets, plugins, logger_routes):
+        app.include_router(module.router)
+    app.add_middleware(StripTrailingSlash)
+    return app
+
+
+def _package_version() -> str:
+    try:
+        return metadata.version("kconnect")
+    except metadata.PackageNotFoundError:
+        return "unknown"

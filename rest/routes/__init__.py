@@ -1,0 +1,1 @@
+"""The REST resources, one router per group of Kafka Connect endpoints."""

@@ -1,0 +1,139 @@
+"""`/connectors`: list, create, read, reconfigure and delete connectors, and read their tasks' configs."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Annotated
+from urllib.parse import quote
+
+from fastapi import APIRouter, Path, Query, Request, Response
+
+from connect.api.errors import NotFoundError
+from connect.runtime.errors import BadRequestError
+from connect.runtime.states import TargetState
+from rest.deps import JSON_BODY, HerderDep
+from rest.errors import documented
+from rest.schemas import (
+    ConfigPatch,
+    ConnectorConfig,
+    ConnectorExpansions,
+    ConnectorInfo,
+    ConnectorStateInfo,
+    CreateConnectorRequest,
+    TaskInfo,
+)
+
+router = APIRouter(prefix="/connectors", tags=["connectors"], responses=documented(500))
+
+ConnectorName = Annotated[str, Path(description="The connector's name")]
+
+
+@router.get("")
+def list_connectors(
+    herder: HerderDep,
+    expand: Annotated[list[str] | None, Query(description="status and/or info; repeatable")] = None,
+) -> list[str] | dict[str, ConnectorExpansions]:
+    """Connector names; with `expand=status` and/or `expand=info`, an object keyed by name."""
+    names = herder.connectors()
+    if expand is None:
+        return names
+    wanted = {part.strip() for value in expand for part in value.split(",")}
+    expanded = {}
+    for name in names:
+        try:
+            expanded[name] = ConnectorExpansions(
+                status=ConnectorStateInfo.of(herder.connector_status(name)) if "status" in wanted else None,
+                info=ConnectorInfo.of(herder.connector_info(name)) if "info" in wanted else None,
+            )
+        except NotFoundError:
+            continue  # deleted while we were looking: Kafka leaves it out too
+    return expanded
+
+
+@router.post("", status_code=201, dependencies=JSON_BODY, responses=documented(400, 409))
+def create_connector(
+    body: CreateConnectorRequest, herder: HerderDep, request: Request, response: Response
+) -> ConnectorInfo:
+    """Create a connector; 201 with `Location: /connectors/{name}`, 409 if the name is taken."""
+    name = (body.name or "").strip()
+    initial_state = _initial_state(body.initial_state)
+    config = _with_name(name, body.config)
+    _, info = herder.put_connector_config(name, config, allow_replace=False, initial_state=initial_state)
+    response.headers["Location"] = _location(request, name)
+    return ConnectorInfo.of(info)
+
+
+@router.get("/{connector}", responses=documented(404))
+def get_connector(connector: ConnectorName, herder: HerderDep) -> ConnectorInfo:
+    """The connector's config, task ids and type."""
+    return ConnectorInfo.of(herder.connector_info(connector))
+
+
+@router.delete("/{connector}", status_code=204, responses=documented(404, 409))
+def delete_connector(connector: ConnectorName, herder: HerderDep) -> None:
+    """Delete the connector and stop its tasks."""
+    herder.delete_connector(connector)
+
+
+@router.get("/{connector}/config", responses=documented(404))
+def get_connector_config(connector: ConnectorName, herder: HerderDep) -> dict[str, str]:
+    """The connector's config exactly as submitted (references unresolved)."""
+    return dict(herder.connector_config(connector))
+
+
+@router.put(
+    "/{connector}/config",
+    dependencies=JSON_BODY,
+    responses={201: {"model": ConnectorInfo, "description": "Created"}, **documented(400, 409)},
+)
+def put_connector_config(
+    connector: ConnectorName, config: ConnectorConfig, herder: HerderDep, request: Request, response: Response
+) -> ConnectorInfo:
+    """Create (201) or replace (200) the connector's config."""
+    created, info = herder.put_connector_config(connector, _with_name(connector, config), allow_replace=True)
+    if created:
+        response.status_code = 201
+        response.headers["Location"] = _location(request, connector)
+    return ConnectorInfo.of(info)
+
+
+@router.patch("/{connector}/config", dependencies=JSON_BODY, responses=documented(400, 404, 409))
+def patch_connector_config(connector: ConnectorName, patch: ConfigPatch, herder: HerderDep) -> ConnectorInfo:
+    """Merge keys into the connector's config; a null value removes the key."""
+    return ConnectorInfo.of(herder.patch_connector_config(connector, patch))
+
+
+@router.get("/{connector}/tasks", responses=documented(404))
+def get_task_configs(connector: ConnectorName, herder: HerderDep) -> list[TaskInfo]:
+    """The connector's tasks with their configs."""
+    return [TaskInfo.of(task) for task in herder.task_configs(connector)]
+
+
+@router.get("/{connector}/tasks-config", deprecated=True, responses=documented(404))
+def get_tasks_config(connector: ConnectorName, herder: HerderDep) -> dict[str, dict[str, str]]:
+    """The tasks' configs keyed by task id (deprecated in Kafka 3.7; use `/tasks`)."""
+    return {str(task.id): dict(task.config) for task in herder.task_configs(connector)}
+
+
+def _initial_state(text: str | None) -> TargetState | None:
+    if text is None:
+        return None
+    try:
+        return TargetState.from_initial_state(text)
+    except ValueError:
+        raise BadRequestError(f"Invalid initial_state '{text}'; expected RUNNING, PAUSED or STOPPED") from None
+
+
+def _with_name(name: str, config: Mapping[str, str]) -> dict[str, str]:
+    """Kafka's checkAndPutConnectorConfigName: `name` in the body must match; absent, it is added."""
+    included = config.get("name")
+    if included is not None and included != name:
+        raise BadRequestError(
+            f"Connector name configuration ({included}) doesn't match connector name in the URL ({name})"
+        )
+    return {**config, "name": name}
+
+
+def _location(request: Request, name: str) -> str:
+    # Absolute, as Jersey makes Kafka's relative `/connectors/{name}` against the server's base URI.
+    return f"{str(request.base_url).rstrip('/')}/connectors/{quote(name)}"

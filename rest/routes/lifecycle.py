@@ -1,0 +1,74 @@
+"""Connector and task state: status, restart, pause, resume and stop."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Query, Response
+
+from connect.runtime.info import RestartRequest
+from connect.runtime.states import ConnectorTaskId
+from rest.deps import HerderDep
+from rest.errors import documented
+from rest.schemas import ConnectorStateInfo, TaskState
+
+router = APIRouter(prefix="/connectors", tags=["lifecycle"], responses=documented(500))
+
+ConnectorName = Annotated[str, Path(description="The connector's name")]
+TaskNumber = Annotated[int, Path(description="The task's number, from 0")]
+
+
+@router.get("/{connector}/status", responses=documented(404))
+def get_connector_status(connector: ConnectorName, herder: HerderDep) -> ConnectorStateInfo:
+    """State and worker of the connector and of each of its tasks."""
+    return ConnectorStateInfo.of(herder.connector_status(connector))
+
+
+@router.get("/{connector}/tasks/{task}/status", responses=documented(404))
+def get_task_status(connector: ConnectorName, task: TaskNumber, herder: HerderDep) -> TaskState:
+    """State and worker of one task."""
+    return TaskState.of(herder.task_status(ConnectorTaskId(connector, task)))
+
+
+@router.post("/{connector}/tasks/{task}/restart", status_code=204, responses=documented(404, 409))
+def restart_task(connector: ConnectorName, task: TaskNumber, herder: HerderDep) -> None:
+    """Restart one task."""
+    herder.restart_task(ConnectorTaskId(connector, task))
+
+
+@router.post(
+    "/{connector}/restart",
+    status_code=202,
+    response_model=ConnectorStateInfo,
+    responses={204: {"description": "Connector instance restarted (no flags)"}, **documented(404, 409)},
+)
+def restart_connector(
+    connector: ConnectorName,
+    herder: HerderDep,
+    include_tasks: Annotated[bool, Query(alias="includeTasks")] = False,
+    only_failed: Annotated[bool, Query(alias="onlyFailed")] = False,
+) -> ConnectorStateInfo | Response:
+    """Restart the connector (204); with `includeTasks`/`onlyFailed`, 202 and what is being restarted."""
+    request = RestartRequest(connector, only_failed=only_failed, include_tasks=include_tasks)
+    planned = herder.restart_connector(request)
+    if request.legacy or planned is None:
+        return Response(status_code=204)
+    return ConnectorStateInfo.of(planned)
+
+
+@router.put("/{connector}/pause", status_code=202, response_class=Response, responses=documented(404))
+def pause_connector(connector: ConnectorName, herder: HerderDep) -> None:
+    """Pause the connector and its tasks (idempotent)."""
+    herder.pause_connector(connector)
+
+
+@router.put("/{connector}/resume", status_code=202, response_class=Response, responses=documented(404))
+def resume_connector(connector: ConnectorName, herder: HerderDep) -> None:
+    """Resume a paused or stopped connector (idempotent)."""
+    herder.resume_connector(connector)
+
+
+@router.put("/{connector}/stop", status_code=204, responses=documented(404, 409))
+def stop_connector(connector: ConnectorName, herder: HerderDep) -> None:
+    """Stop the connector and shut its tasks down, keeping its config (idempotent)."""
+    herder.stop_connector(connector)

@@ -1,0 +1,1 @@
+"""Test doubles and helpers shared by the test tiers."""
