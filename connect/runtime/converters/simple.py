@@ -1,0 +1,125 @@
+"""StringConverter and ByteArrayConverter, as Kafka's (both also serve as header converters).
+
+Stateless after `configure`; any thread.
+"""
+
+from __future__ import annotations
+
+import codecs
+from collections.abc import Mapping
+from typing import Any
+
+from connect.api.config import ConfigDef, ConfigType, Importance, Width, invalid_value
+from connect.api.converter import Converter, HeaderConverter
+from connect.api.data import (
+    NULL_SCHEMA_AND_VALUE,
+    OPTIONAL_BYTES_SCHEMA,
+    OPTIONAL_STRING_SCHEMA,
+    Schema,
+    SchemaAndValue,
+    SchemaType,
+)
+from connect.api.errors import DataError
+from connect.api.records import Headers
+from connect.runtime.converters.config import ENCODING_CONFIG, converter_config_def, with_converter_type
+from connect.runtime.plugins.version import runtime_version
+
+
+def string_converter_config_def() -> ConfigDef:
+    return converter_config_def().define(
+        ENCODING_CONFIG,
+        ConfigType.STRING,
+        "UTF8",
+        None,
+        Importance.HIGH,
+        "The name of the Java character set to use for encoding strings as byte arrays.",
+        group="Converter",
+        order_in_group=0,
+        width=Width.MEDIUM,
+        display_name="Encoding",
+    )
+
+
+class StringConverter(Converter, HeaderConverter):
+    """Values as text in `converter.encoding` (UTF-8 by default); non-strings are written with `str()`."""
+
+    def __init__(self) -> None:
+        self.encoding = "utf-8"
+
+    def version(self) -> str:
+        return runtime_version()
+
+    def config(self) -> ConfigDef:
+        return string_converter_config_def()
+
+    def configure(self, configs: Mapping[str, Any], is_key: bool | None = None) -> None:
+        values = string_converter_config_def().parse(with_converter_type(configs, is_key))
+        encoding = str(values[ENCODING_CONFIG])
+        try:
+            self.encoding = codecs.lookup(encoding).name
+        except LookupError:
+            raise invalid_value(ENCODING_CONFIG, encoding, "Unknown encoding") from None
+
+    def from_connect_data(self, topic: str, schema: Schema | None, value: Any, headers: Headers = ()) -> bytes | None:
+        if value is None:
+            return None
+        text = value if isinstance(value, str) else _to_text(value)
+        try:
+            return text.encode(self.encoding)
+        except UnicodeEncodeError as exc:
+            raise DataError(f"Failed to serialize to a string: {exc}") from exc
+
+    def to_connect_data(self, topic: str, value: bytes | None, headers: Headers = ()) -> SchemaAndValue:
+        if value is None:
+            return SchemaAndValue(OPTIONAL_STRING_SCHEMA, None)
+        try:
+            return SchemaAndValue(OPTIONAL_STRING_SCHEMA, value.decode(self.encoding))
+        except UnicodeDecodeError as exc:
+            raise DataError(f"Failed to deserialize string: {exc}") from exc
+
+    def from_connect_header(self, topic: str, header_key: str, schema: Schema | None, value: Any) -> bytes | None:
+        return self.from_connect_data(topic, schema, value)
+
+    def to_connect_header(self, topic: str, header_key: str, value: bytes | None) -> SchemaAndValue:
+        return self.to_connect_data(topic, value)
+
+
+def _to_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, bytes | bytearray):
+        return bytes(value).decode("utf-8", errors="replace")
+    return str(value)
+
+
+class ByteArrayConverter(Converter, HeaderConverter):
+    """Passes bytes through unchanged; the schema, if any, must be BYTES."""
+
+    def version(self) -> str:
+        return runtime_version()
+
+    def config(self) -> ConfigDef:
+        return converter_config_def()
+
+    def configure(self, configs: Mapping[str, Any], is_key: bool | None = None) -> None:
+        converter_config_def().parse(with_converter_type(configs, is_key))
+
+    def from_connect_data(self, topic: str, schema: Schema | None, value: Any, headers: Headers = ()) -> bytes | None:
+        if schema is not None and schema.type is not SchemaType.BYTES:
+            raise DataError(f"Invalid schema type for ByteArrayConverter: {schema.type.name}")
+        if value is None or isinstance(value, bytes):
+            return value
+        if isinstance(value, bytearray | memoryview):
+            return bytes(value)
+        raise DataError(f"ByteArrayConverter is not compatible with objects of type {type(value).__name__}")
+
+    def to_connect_data(self, topic: str, value: bytes | None, headers: Headers = ()) -> SchemaAndValue:
+        return SchemaAndValue(OPTIONAL_BYTES_SCHEMA, value)
+
+    def from_connect_header(self, topic: str, header_key: str, schema: Schema | None, value: Any) -> bytes | None:
+        return self.from_connect_data(topic, schema, value)
+
+    def to_connect_header(self, topic: str, header_key: str, value: bytes | None) -> SchemaAndValue:
+        if value is None:
+            return NULL_SCHEMA_AND_VALUE
+        return self.to_connect_data(topic, value)
