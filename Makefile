@@ -4,19 +4,23 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup run test test-unit lint bench bench-quick clean kafka-jars
+.PHONY: setup run test test-unit lint bench bench-quick clean kafka-jars hadoop-jars
 
-setup: $(STAMP) kafka-jars
+setup: $(STAMP) kafka-jars hadoop-jars
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet -e '.[dev,spark]'
 	@touch $(STAMP)
 
 # Resolves the Apache Kafka broker jars from Maven Central into a cache outside the repo.
 kafka-jars: $(STAMP)
 	$(BIN)/kconnect kafka fetch
+
+# Resolves Hadoop's MiniDFSCluster jars (the integration tests' HDFS) from Maven Central into a cache outside the repo.
+hadoop-jars: $(STAMP)
+	$(BIN)/python -m tests.fixtures.hdfs fetch
 
 run: setup
 	$(BIN)/python -m workers.demo

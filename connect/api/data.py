@@ -11,7 +11,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from connect.api.errors import DataError
 
@@ -170,6 +170,22 @@ class Struct:
         for name, value in (values or {}).items():
             self.put(name, value)
 
+    @classmethod
+    def unchecked(cls, schema: Schema, values: dict[str, Any]) -> Struct:
+        """A Struct holding `values` as given, without checks: for converters and transforms on the hot path.
+
+        The caller guarantees `schema` is a STRUCT schema and every key of `values` is one of its field
+        names; `values` is taken over, not copied.
+        """
+        struct = cls.__new__(cls)
+        struct.schema = schema
+        struct._values = values
+        return struct
+
+    def raw_values(self) -> Mapping[str, Any]:
+        """The values as put, by field name; schema defaults not applied. Do not mutate."""
+        return self._values
+
     def put(self, name: str, value: Any) -> Struct:
         if self.schema.field(name) is None:
             raise DataError(f"{name} is not a valid field name")
@@ -204,9 +220,11 @@ class Struct:
         return f"Struct{{{inner}}}"
 
 
-@dataclass(frozen=True, slots=True)
-class SchemaAndValue:
-    """What a converter's `to_connect_data` returns: an optional schema and the value."""
+class SchemaAndValue(NamedTuple):
+    """What a converter's `to_connect_data` returns: an optional schema and the value.
+
+    A NamedTuple rather than a dataclass: converters build one per record, and tuples are the cheapest.
+    """
 
     schema: Schema | None
     value: Any
