@@ -1,0 +1,120 @@
+"""The dedicated broker of a benchmark run and the admin chores every scenario needs.
+
+The broker is the project's own local Kafka (`workers.kafka_local.LocalKafka`), in a directory and on
+ports of its own, started at the beginning of a run and stopped in a `finally`. `KafkaAdmin` creates
+and deletes topics, reads end offsets and fills topics with the raw producer.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import socket
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from confluent_kafka import Consumer, TopicPartition
+from confluent_kafka.admin import AdminClient
+from confluent_kafka.cimpl import NewTopic  # where the typed stubs declare it
+
+from workers.kafka_local import LocalKafka
+
+log = logging.getLogger(__name__)
+
+CONTROLLER_OFFSET = 100
+
+
+def _port_free(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def free_port(avoid: set[int] | None = None) -> int:
+    """A port the OS says is free on 127.0.0.1 now (and not in `avoid`)."""
+    while True:
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = int(probe.getsockname()[1])
+        if not avoid or port not in avoid:
+            return port
+
+
+def broker_port() -> int:
+    """A broker port whose controller port (port + 100, LocalKafka's layout) is free too."""
+    for _ in range(100):
+        port = free_port()
+        if port + CONTROLLER_OFFSET <= 65535 and _port_free(port + CONTROLLER_OFFSET):
+            return port
+    raise RuntimeError("no free pair of ports for the benchmark broker")
+
+
+@contextlib.contextmanager
+def dedicated_broker(directory: Path) -> Iterator[LocalKafka]:
+    """A one-node broker in `directory` on free ports, stopped whatever happens in the block."""
+    cluster = LocalKafka(directory, nodes=1, port=broker_port(), heap="1g")
+    try:
+        cluster.start()
+        log.info("benchmark broker %s (Apache Kafka %s) is up", cluster.bootstrap_servers, cluster.version)
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+class KafkaAdmin:
+    """Topic chores against the benchmark broker; one instance per run."""
+
+    def __init__(self, bootstrap_servers: str) -> None:
+        self.bootstrap_servers = bootstrap_servers
+        self._admin = AdminClient({"bootstrap.servers": bootstrap_servers, "log_level": 0})
+        self._offsets = Consumer(
+            {"bootstrap.servers": bootstrap_servers, "group.id": "kconnect-bench-watermarks", "log_level": 0}
+        )
+
+    def close(self) -> None:
+        self._offsets.close()
+
+    def create_topic(self, name: str, partitions: int = 1, config: dict[str, str] | None = None) -> None:
+        futures = self._admin.create_topics([NewTopic(name, partitions, 1, config=config or {})])
+        futures[name].result(timeout=30)
+        self._wait_for_leaders(name, partitions)
+
+    def _wait_for_leaders(self, name: str, partitions: int, timeout: float = 30.0) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            metadata = self._admin.list_topics(name, timeout=5).topics.get(name)
+            if (
+                metadata is not None
+                and metadata.error is None
+                and len(metadata.partitions) == partitions
+                and all(p.leader >= 0 for p in metadata.partitions.values())
+            ):
+                return
+            time.sleep(0.05)
+        raise TimeoutError(f"topic {name} has no leaders after {timeout:.0f}s")
+
+    def delete_topics(self, names: list[str]) -> None:
+        if not names:
+            return
+        for future in self._admin.delete_topics(names, operation_timeout=30).values():
+            with contextlib.suppress(Exception):
+                future.result(timeout=30)
+
+    def partitions(self, topic: str) -> int:
+        metadata = self._admin.list_topics(topic, timeout=5).topics.get(topic)
+        return 0 if metadata is None or metadata.error is not None else len(metadata.partitions)
+
+    def end_offset(self, topic: str, partitions: int = 1) -> int:
+        """The sum of the high watermarks of `topic`'s partitions (0 while the topic is unknown)."""
+        total = 0
+        for partition in range(partitions):
+            try:
+                _, high = self._offsets.get_watermark_offsets(TopicPartition(topic, partition), timeout=5, cached=False)
+            except Exception:
+                return 0
+            total += max(int(high), 0)
+        return total

@@ -1,0 +1,44 @@
+"""The benchmark groups in report order: the names `--only` accepts and the headings of the page."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Group:
+    name: str
+    title: str
+
+
+GROUPS: tuple[Group, ...] = (
+    Group("raw", "Raw confluent-kafka client (the limit)"),
+    Group("source", "Source throughput: FileStreamSource → Kafka"),
+    Group("datagen", "Source throughput: kconnect's datagen"),
+    Group("sink", "Sink throughput: Kafka → FileStreamSink"),
+    Group("latency", "End-to-end latency at a fixed rate"),
+    Group("rest", "REST latency under concurrent load"),
+    Group("memory", "Resident memory"),
+    Group("startup", "Start-up: process start to REST ready"),
+    Group("failover", "Failover"),
+)
+
+GROUP_NAMES: tuple[str, ...] = tuple(group.name for group in GROUPS)
+
+# The system keys every scenario uses, and how the report names them.
+KCONNECT = "kconnect"
+JAVA_CONNECT = "java-connect"
+RAW_CLIENT = "confluent-kafka"
+
+SYSTEM_LABELS = {
+    KCONNECT: "kconnect",
+    JAVA_CONNECT: "Java Kafka Connect",
+    RAW_CLIENT: "raw confluent-kafka",
+}
+
+
+def group_title(name: str) -> str:
+    for group in GROUPS:
+        if group.name == name:
+            return group.title
+    return name

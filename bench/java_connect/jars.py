@@ -1,0 +1,82 @@
+"""Resolves Kafka Connect's Java runtime from Maven Central into a per-version cache outside the repo.
+
+`pom.xml` beside this module names the classpath. The cache holds `connect-<version>/libs` (the
+classpath) and `connect-<version>/plugins/connect-file` (the FileStream connectors, loaded from
+`plugin.path` as in Kafka's distribution), completed by a marker recording the descriptor's digest.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from workers.kafka_local.jars import cache_root
+
+log = logging.getLogger(__name__)
+
+POM = Path(__file__).with_name("pom.xml")
+MARKER = ".kconnect-complete"
+PLUGIN_JARS = ("connect-file",)
+
+
+@dataclass(frozen=True)
+class ConnectJars:
+    libs: Path
+    plugins: Path
+
+    @property
+    def classpath(self) -> str:
+        return str(self.libs / "*")
+
+
+def _fingerprint(version: str) -> str:
+    return hashlib.sha256(version.encode() + b"\0" + POM.read_bytes()).hexdigest()
+
+
+def layout(version: str, cache: Path | None = None) -> ConnectJars:
+    home = (cache or cache_root()) / f"connect-{version}"
+    return ConnectJars(home / "libs", home / "plugins")
+
+
+def fetch(version: str, cache: Path | None = None) -> ConnectJars:
+    """The jars of Kafka Connect `version`, resolving them with `mvn` unless the cache is complete."""
+    jars = layout(version, cache)
+    marker = jars.libs.parent / MARKER
+    if marker.exists() and marker.read_text().strip() == _fingerprint(version):
+        return jars
+    mvn = shutil.which("mvn")
+    if mvn is None:
+        raise RuntimeError("`mvn` not found: install Apache Maven 3.6+ (Debian: apt-get install maven)")
+    home = jars.libs.parent
+    log.info("resolving Kafka Connect %s from Maven Central into %s", version, home)
+    shutil.rmtree(home, ignore_errors=True)
+    home.mkdir(parents=True)
+    # mvn works on a copy so nothing (target/, resolver state) lands in the repository.
+    pom_copy = home / "pom.xml"
+    shutil.copyfile(POM, pom_copy)
+    command = [
+        mvn,
+        "--batch-mode",
+        "--quiet",
+        "-f",
+        str(pom_copy),
+        "dependency:copy-dependencies",
+        "-DincludeScope=runtime",
+        f"-DoutputDirectory={jars.libs}",
+        f"-Dkafka.version={version}",
+    ]
+    result = subprocess.run(command, capture_output=True, text=True, check=False)
+    if result.returncode != 0 or not any(jars.libs.glob("connect-runtime-*.jar")):
+        tail = "\n".join((result.stdout + result.stderr).strip().splitlines()[-15:])
+        raise RuntimeError(f"mvn could not resolve Kafka Connect {version}:\n{tail}")
+    for plugin in PLUGIN_JARS:
+        directory = jars.plugins / plugin
+        directory.mkdir(parents=True)
+        for jar in jars.libs.glob(f"{plugin}-{version}.jar"):
+            jar.rename(directory / jar.name)
+    marker.write_text(_fingerprint(version) + "\n")
+    return jars

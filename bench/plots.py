@@ -1,0 +1,104 @@
+"""PNG plots for the report: per group, grouped bars of each metric (median, whiskers from min to max).
+
+matplotlib runs on the Agg backend (no display); it is imported only when plots are drawn so the
+results and report code stay importable without it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from bench import report
+from bench.catalog import GROUP_NAMES, group_title
+from bench.results import BenchmarkResult, Metric, ResultsFile, Status
+
+MAX_METRICS_PER_PLOT = 2
+
+
+def plot_series(entries: list[BenchmarkResult], metric: str, results: ResultsFile) -> dict[str, list[Metric | None]]:
+    """For one metric: series label -> one Metric (or None) per entry, in entry order.
+
+    Rows of the entry itself come first; rows borrowed from other benchmarks through a comparison
+    (the raw producer limit in the source table) join under their comparison label.
+    """
+    series: dict[str, list[Metric | None]] = {}
+    for position, entry in enumerate(entries):
+        rows = {row.label: row for row in entry.systems.values() if row.status is Status.MEASURED}
+        for reference in entry.comparisons:
+            if reference.benchmark is None or reference.label in rows:
+                continue
+            other = results.benchmarks.get(reference.benchmark)
+            borrowed = other.systems.get(reference.system) if other else None
+            if borrowed is not None and borrowed.status is Status.MEASURED:
+                rows[reference.label] = borrowed
+        for label, row in rows.items():
+            found = row.metrics.get(metric)
+            if found is None:
+                continue
+            series.setdefault(label, [None] * len(entries))[position] = found
+    return series
+
+
+def _tick(value: float, _: int) -> str:
+    # One format per axis reads better than report.format_number's magnitude-dependent decimals.
+    return f"{value:,.0f}" if abs(value) >= 10 or value == 0 else f"{value:g}"
+
+
+def draw_group(group: str, entries: list[BenchmarkResult], results: ResultsFile, target: Path) -> bool:
+    """Draw `target`; False (and no file) when the group has nothing measured to plot."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib import ticker
+
+    metrics = [m for m in entries[0].metrics_order if plot_series(entries, m, results)][:MAX_METRICS_PER_PLOT]
+    if not metrics:
+        return False
+    figure, axes = plt.subplots(1, len(metrics), figsize=(6.0 * len(metrics), 4.2), squeeze=False)
+    for axis, metric in zip(axes[0], metrics, strict=True):
+        series = plot_series(entries, metric, results)
+        width = 0.8 / len(series)
+        unit = ""
+        for index, (label, values) in enumerate(series.items()):
+            xs, heights, low, high = [], [], [], []
+            for position, found in enumerate(values):
+                if found is None:
+                    continue
+                summary = found.summary
+                unit = found.unit
+                xs.append(position + (index - (len(series) - 1) / 2) * width)
+                heights.append(summary.median)
+                low.append(summary.median - summary.minimum)
+                high.append(summary.maximum - summary.median)
+            # Whiskers only where there were repetitions to spread.
+            spread = any(low) or any(high)
+            axis.bar(xs, heights, width, yerr=[low, high] if spread else None, capsize=3, label=label)
+        axis.set_xticks(range(len(entries)), [entry.short for entry in entries], fontsize=8)
+        axis.set_title(report.metric_name(metric), fontsize=10)
+        axis.yaxis.set_major_formatter(ticker.FuncFormatter(_tick))
+        axis.set_ylabel(unit)
+        axis.grid(axis="y", alpha=0.3)
+        axis.legend(fontsize=8)
+    figure.suptitle(group_title(group), fontsize=11)
+    figure.tight_layout()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(target, dpi=100)
+    plt.close(figure)
+    return True
+
+
+def draw_all(results: ResultsFile, directory: Path, relative_to: Path) -> Mapping[str, str]:
+    """Plot every group with measurements into `directory`; group -> path relative to `relative_to`."""
+    by_group: dict[str, list[BenchmarkResult]] = {}
+    for entry in results.ordered(GROUP_NAMES):
+        by_group.setdefault(entry.group, []).append(entry)
+    written: dict[str, str] = {}
+    for group, entries in by_group.items():
+        target = directory / f"{group}.png"
+        if draw_group(group, entries, results, target):
+            written[group] = target.relative_to(relative_to).as_posix()
+        else:
+            target.unlink(missing_ok=True)
+    return written

@@ -1,0 +1,160 @@
+"""Processes the harness starts: each in its own process group, logged to a file, and always ended.
+
+`ProcessSet` is the owner: whatever it spawned is terminated (SIGTERM to the group, SIGKILL after a
+grace period) when its `with` block ends, on success, error or Ctrl-C alike. `tree_rss_bytes` sums
+the resident memory of a process and all its descendants from /proc.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from types import TracebackType
+
+PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
+
+
+class ManagedProcess:
+    """One spawned command; `started_at` is the monotonic clock just before the fork."""
+
+    def __init__(
+        self,
+        name: str,
+        command: Sequence[str],
+        log_file: Path,
+        *,
+        env: Mapping[str, str] | None = None,
+        cwd: Path | None = None,
+    ) -> None:
+        self.name = name
+        self.command = list(command)
+        self.log_file = log_file
+        log_file.parent.mkdir(parents=True, exist_ok=True)
+        with log_file.open("ab") as log:
+            self.started_at = time.monotonic()
+            self._popen = subprocess.Popen(
+                self.command,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                env=dict(env) if env is not None else None,
+                cwd=cwd,
+                start_new_session=True,
+            )
+
+    @property
+    def pid(self) -> int:
+        return self._popen.pid
+
+    def alive(self) -> bool:
+        return self._popen.poll() is None
+
+    @property
+    def returncode(self) -> int | None:
+        return self._popen.poll()
+
+    def _signal_group(self, signum: int) -> None:
+        # The group outlives its leader when children remain; signalling it sweeps them too.
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self._popen.pid, signum)
+
+    def stop(self, timeout: float = 15.0) -> None:
+        """SIGTERM the process group, SIGKILL it after `timeout`, and reap the leader."""
+        if self.alive():
+            self._signal_group(signal.SIGTERM)
+            try:
+                self._popen.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self._signal_group(signal.SIGKILL)
+                self._popen.wait(10)
+        self._signal_group(signal.SIGKILL)
+
+    def log_tail(self, lines: int = 25) -> str:
+        try:
+            tail = self.log_file.read_text(errors="replace").splitlines()[-lines:]
+        except OSError:
+            return "(no log)"
+        return "\n".join(tail)
+
+
+class ProcessSet:
+    """Owns spawned processes and ends all of them on exit, newest first."""
+
+    def __init__(self) -> None:
+        self._processes: list[ManagedProcess] = []
+
+    def spawn(
+        self,
+        name: str,
+        command: Sequence[str],
+        log_file: Path,
+        *,
+        env: Mapping[str, str] | None = None,
+        cwd: Path | None = None,
+    ) -> ManagedProcess:
+        process = ManagedProcess(name, command, log_file, env=env, cwd=cwd)
+        self._processes.append(process)
+        return process
+
+    def stop(self, process: ManagedProcess, timeout: float = 15.0) -> None:
+        process.stop(timeout)
+        with contextlib.suppress(ValueError):
+            self._processes.remove(process)
+
+    def stop_all(self) -> None:
+        while self._processes:
+            self._processes.pop().stop()
+
+    def __enter__(self) -> ProcessSet:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        self.stop_all()
+
+
+def _parent_map() -> dict[int, int]:
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        # The command name is in parentheses and may contain spaces; fields after it are fixed.
+        fields = stat[stat.rfind(")") + 2 :].split()
+        parents[int(entry.name)] = int(fields[1])
+    return parents
+
+
+def descendants(pid: int) -> list[int]:
+    """`pid` and every process below it, at the moment of the call."""
+    children: dict[int, list[int]] = {}
+    for child, parent in _parent_map().items():
+        children.setdefault(parent, []).append(child)
+    found, pending = [], [pid]
+    while pending:
+        current = pending.pop()
+        found.append(current)
+        pending.extend(children.get(current, ()))
+    return found
+
+
+def _rss_bytes(pid: int) -> int:
+    try:
+        fields = Path(f"/proc/{pid}/statm").read_text().split()
+    except OSError:
+        return 0
+    return int(fields[1]) * PAGE_SIZE
+
+
+def tree_rss_bytes(pid: int) -> int:
+    """Resident set size of `pid` plus all its descendants (shared pages counted once per process)."""
+    return sum(_rss_bytes(member) for member in descendants(pid))

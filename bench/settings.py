@@ -1,0 +1,109 @@
+"""The settings every side of a comparison shares, and the sizes of quick and full runs.
+
+Producer settings are given explicitly, with keys librdkafka and the Java client read the same way,
+to the raw producer, to kconnect's worker (`producer.*`) and to Java Connect's worker (`producer.*`),
+so no side runs on its own defaults. The values are kconnect's worker defaults
+(connect/runtime/kafka_clients.py: Kafka Connect's acks=all, one request in flight, no idempotence,
+plus linger.ms=5) and librdkafka's batch.size; for Java Connect, whose defaults match except for
+batch.size (16384), that means bigger batches than it would use out of the box.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+# librdkafka and the Java producer agree on these names and meanings.
+PRODUCER_SETTINGS: dict[str, str] = {
+    "acks": "all",
+    "linger.ms": "5",
+    "batch.size": "1000000",
+    "compression.type": "none",
+    "max.in.flight.requests.per.connection": "1",
+    "enable.idempotence": "false",
+}
+
+# What kconnect's worker gives a sink task's consumer on top of librdkafka's defaults (Java Connect's
+# consumer defaults are the same); the raw consumer gets them too.
+CONSUMER_SETTINGS: dict[str, str] = {
+    "enable.auto.commit": "false",
+    "auto.offset.reset": "earliest",
+    "isolation.level": "read_uncommitted",
+}
+
+# Source offsets and sink commits every 250 ms on both workers (Kafka's default is 60 s): a sink that
+# makes its output visible only on flush is then at most 250 ms behind the data, which bounds the
+# error of "time until the file is complete" and of the file-based latency.
+OFFSET_FLUSH_INTERVAL_MS = 250
+
+STRING_CONVERTER = "org.apache.kafka.connect.storage.StringConverter"
+FILE_SOURCE = "org.apache.kafka.connect.file.FileStreamSourceConnector"
+FILE_SINK = "org.apache.kafka.connect.file.FileStreamSinkConnector"
+DATAGEN = "DatagenConnector"
+
+VALUE_SIZES: dict[str, int] = {"100B": 100, "1KB": 1024}
+FILE_BATCH_SIZE = 2000  # FileStreamSource's `batch.size` default, written out on both sides.
+
+
+@dataclass(frozen=True)
+class Sizes:
+    """How much each scenario does; `quick` keeps `python -m bench --quick` under 10 minutes on 2 cores."""
+
+    warmups: int
+    repetitions: int
+    raw_records: dict[str, int]
+    connect_records: dict[str, int]
+    sink_records: dict[str, int]
+    latency_rate: int
+    latency_seconds: float
+    latency_warmup_seconds: float
+    rest_connectors: int
+    rest_seconds: float
+    rest_get_rate: int
+    rest_post_rate: int
+    memory_records: int
+    memory_tasks: int
+    startup_repetitions: int
+    idle_settle_seconds: float
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+FULL = Sizes(
+    warmups=1,
+    repetitions=5,
+    raw_records={"100B": 5_000_000, "1KB": 1_000_000},
+    connect_records={"100B": 3_000_000, "1KB": 1_000_000},
+    sink_records={"100B": 3_000_000, "1KB": 1_000_000},
+    latency_rate=1000,
+    latency_seconds=60.0,
+    latency_warmup_seconds=5.0,
+    rest_connectors=50,
+    rest_seconds=30.0,
+    rest_get_rate=45,
+    rest_post_rate=10,
+    memory_records=200_000,
+    memory_tasks=10,
+    startup_repetitions=5,
+    idle_settle_seconds=10.0,
+)
+
+QUICK = Sizes(
+    warmups=1,
+    repetitions=3,
+    raw_records={"100B": 2_000_000, "1KB": 500_000},
+    connect_records={"100B": 1_000_000, "1KB": 300_000},
+    sink_records={"100B": 1_000_000, "1KB": 300_000},
+    latency_rate=1000,
+    latency_seconds=15.0,
+    latency_warmup_seconds=3.0,
+    rest_connectors=50,
+    rest_seconds=10.0,
+    rest_get_rate=45,
+    rest_post_rate=10,
+    memory_records=50_000,
+    memory_tasks=10,
+    startup_repetitions=3,
+    idle_settle_seconds=5.0,
+)

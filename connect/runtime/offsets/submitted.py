@@ -1,0 +1,110 @@
+"""Which source offsets may be committed: those Kafka acknowledged, in order per source partition.
+
+A source task sends each poll batch as one `SubmittedBatch`, which remembers, per source partition,
+the offset of the batch's last record of that partition. For a source partition the committable
+offset is the one of the newest batch such that it and every earlier batch holding that partition are
+complete: every record acknowledged by Kafka, or dropped by a transform or the error policy.
+
+A batch completes in one of two ways:
+- per record: the producer's delivery callback calls `ack()` for each record (tasks that override
+  `commit_record` need these reports anyway);
+- all at once: the producer was flushed empty, so every record sent before has an outcome, and the
+  error-only delivery reports marked the batches that had a failure (`acknowledge_all`). This is the
+  fast path: librdkafka then emits no report for successful records, which saves a Python callback
+  per record (measured: up to twice the producer throughput).
+Either way, a batch with a failed record (under `errors.tolerance=none`) never completes, so neither
+its offsets nor any later ones of the same source partitions are ever committed.
+
+Not thread-safe: the task thread submits, and delivery callbacks run on the task thread too, because
+it is the only caller of the producer's `poll`/`flush`.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable
+from typing import Any
+
+from connect.api.records import SourceOffset, SourceRecord
+from connect.runtime.offsets.codec import encode_key, encode_offset
+
+
+class SubmittedBatch:
+    """One poll batch in flight. `outstanding` counts records without an outcome yet."""
+
+    __slots__ = ("failed", "offsets", "outstanding")
+
+    def __init__(self, offsets: dict[bytes, SourceOffset | None], outstanding: int) -> None:
+        self.offsets = offsets
+        self.outstanding = outstanding
+        self.failed = False
+
+    @property
+    def done(self) -> bool:
+        return self.outstanding <= 0 and not self.failed
+
+    def ack(self, count: int = 1) -> None:
+        """`count` records were acknowledged by Kafka or dropped."""
+        self.outstanding -= count
+
+
+class SubmittedRecords:
+    def __init__(self, connector: str) -> None:
+        self.connector = connector
+        self._pending: dict[bytes, deque[tuple[SubmittedBatch, SourceOffset | None]]] = {}
+        self._unfinished: deque[SubmittedBatch] = deque()
+
+    def submit(self, records: Iterable[SourceRecord], outstanding: int) -> SubmittedBatch:
+        """Track a batch (as polled, before transforms) of which `outstanding` records go to Kafka."""
+        connector = self.connector
+        latest: dict[bytes, SourceOffset | None] = {}
+        # Tasks usually reuse one partition map for a run of records: encode it once per run.
+        last_partition: Any = None
+        last_key: bytes | None = None
+        for record in records:
+            partition = record.source_partition
+            if partition is not last_partition:
+                last_partition = partition
+                last_key = None if partition is None else encode_key(connector, partition)
+            if last_key is not None:
+                latest[last_key] = record.source_offset
+        batch = SubmittedBatch(latest, outstanding)
+        pending = self._pending
+        for key, offset in latest.items():
+            queue = pending.get(key)
+            if queue is None:
+                queue = pending[key] = deque()
+            queue.append((batch, offset))
+        self._unfinished.append(batch)
+        return batch
+
+    def acknowledge_all(self) -> None:
+        """The producer is empty: every batch submitted so far is complete, except those marked failed."""
+        for batch in self._unfinished:
+            batch.outstanding = 0
+        self._unfinished.clear()
+
+    def committable(self) -> dict[bytes, bytes | None]:
+        """Encoded offsets that became committable since the last call (and forget them)."""
+        result: dict[bytes, bytes | None] = {}
+        emptied: list[bytes] = []
+        for key, queue in self._pending.items():
+            found = False
+            offset: SourceOffset | None = None
+            while queue and queue[0][0].done:
+                offset = queue.popleft()[1]
+                found = True
+            if found:
+                result[key] = encode_offset(offset)
+            if not queue:
+                emptied.append(key)
+        for key in emptied:
+            del self._pending[key]
+        unfinished = self._unfinished
+        while unfinished and unfinished[0].outstanding <= 0:
+            unfinished.popleft()
+        return result
+
+    def pending_partitions(self) -> int:
+        """Source partitions with offsets not committable yet."""
+        return len(self._pending)

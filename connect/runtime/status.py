@@ -1,0 +1,173 @@
+"""Status reporting: the `StatusListener` the Worker tells about every lifecycle change, and a memory store.
+
+The Worker calls the listener from whichever thread made the change (task threads, connector threads,
+the herder's thread), so implementations must be thread-safe. The transitions and the states they
+lead to are Kafka Connect's (`AbstractStatus.State`):
+
+| call                  | state       |
+|-----------------------|-------------|
+| `*_startup`, `*_resume` | RUNNING   |
+| `*_pause`             | PAUSED      |
+| `*_failure(trace)`    | FAILED      |
+| `*_shutdown`          | UNASSIGNED  |
+| `on_connector_stopped`| STOPPED     |
+| `*_restart`           | RESTARTING  |
+| `*_deletion`          | removed (Kafka writes a DESTROYED tombstone) |
+
+`on_topic_used` records a topic a connector produced to or consumed from (KIP-558 topic tracking); the
+Worker calls it once per topic and task instance.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from connect.runtime.info import InstanceStatus
+from connect.runtime.states import ConnectorTaskId, State
+
+
+class StatusListener(Protocol):
+    def on_connector_startup(self, connector: str) -> None: ...
+    def on_connector_pause(self, connector: str) -> None: ...
+    def on_connector_resume(self, connector: str) -> None: ...
+    def on_connector_failure(self, connector: str, trace: str) -> None: ...
+    def on_connector_shutdown(self, connector: str) -> None: ...
+    def on_connector_stopped(self, connector: str) -> None: ...
+    def on_connector_restart(self, connector: str) -> None: ...
+    def on_connector_deletion(self, connector: str) -> None: ...
+
+    def on_task_startup(self, task: ConnectorTaskId) -> None: ...
+    def on_task_pause(self, task: ConnectorTaskId) -> None: ...
+    def on_task_resume(self, task: ConnectorTaskId) -> None: ...
+    def on_task_failure(self, task: ConnectorTaskId, trace: str) -> None: ...
+    def on_task_shutdown(self, task: ConnectorTaskId) -> None: ...
+    def on_task_restart(self, task: ConnectorTaskId) -> None: ...
+    def on_task_deletion(self, task: ConnectorTaskId) -> None: ...
+
+    def on_topic_used(self, connector: str, topic: str) -> None: ...
+
+
+@dataclass(frozen=True)
+class ConnectorStatusSnapshot:
+    """A connector's status and its tasks' (by task number), as one consistent read."""
+
+    name: str
+    connector: InstanceStatus | None
+    tasks: dict[int, InstanceStatus] = field(default_factory=dict)
+
+
+class MemoryStatusStore:
+    """Statuses of one worker's connectors and tasks, in memory (standalone mode and tests)."""
+
+    def __init__(self, worker_id: str) -> None:
+        self.worker_id = worker_id
+        self._lock = threading.Lock()
+        self._connectors: dict[str, InstanceStatus] = {}
+        self._tasks: dict[ConnectorTaskId, InstanceStatus] = {}
+        self._topics: dict[str, set[str]] = {}
+
+    # -- StatusListener ------------------------------------------------------------------------
+
+    def on_connector_startup(self, connector: str) -> None:
+        self._put_connector(connector, State.RUNNING)
+
+    def on_connector_pause(self, connector: str) -> None:
+        self._put_connector(connector, State.PAUSED)
+
+    def on_connector_resume(self, connector: str) -> None:
+        self._put_connector(connector, State.RUNNING)
+
+    def on_connector_failure(self, connector: str, trace: str) -> None:
+        self._put_connector(connector, State.FAILED, trace)
+
+    def on_connector_shutdown(self, connector: str) -> None:
+        self._put_connector(connector, State.UNASSIGNED)
+
+    def on_connector_stopped(self, connector: str) -> None:
+        self._put_connector(connector, State.STOPPED)
+
+    def on_connector_restart(self, connector: str) -> None:
+        self._put_connector(connector, State.RESTARTING)
+
+    def on_connector_deletion(self, connector: str) -> None:
+        with self._lock:
+            self._connectors.pop(connector, None)
+            self._topics.pop(connector, None)
+            for task in [t for t in self._tasks if t.connector == connector]:
+                del self._tasks[task]
+
+    def on_task_startup(self, task: ConnectorTaskId) -> None:
+        self._put_task(task, State.RUNNING)
+
+    def on_task_pause(self, task: ConnectorTaskId) -> None:
+        self._put_task(task, State.PAUSED)
+
+    def on_task_resume(self, task: ConnectorTaskId) -> None:
+        self._put_task(task, State.RUNNING)
+
+    def on_task_failure(self, task: ConnectorTaskId, trace: str) -> None:
+        self._put_task(task, State.FAILED, trace)
+
+    def on_task_shutdown(self, task: ConnectorTaskId) -> None:
+        self._put_task(task, State.UNASSIGNED)
+
+    def on_task_restart(self, task: ConnectorTaskId) -> None:
+        self._put_task(task, State.RESTARTING)
+
+    def on_task_deletion(self, task: ConnectorTaskId) -> None:
+        with self._lock:
+            self._tasks.pop(task, None)
+
+    def on_topic_used(self, connector: str, topic: str) -> None:
+        with self._lock:
+            self._topics.setdefault(connector, set()).add(topic)
+
+    # -- reads ---------------------------------------------------------------------------------
+
+    def connector_status(self, connector: str) -> InstanceStatus | None:
+        with self._lock:
+            return self._connectors.get(connector)
+
+    def task_status(self, task: ConnectorTaskId) -> InstanceStatus | None:
+        with self._lock:
+            return self._tasks.get(task)
+
+    def task_statuses(self, connector: str) -> dict[int, InstanceStatus]:
+        with self._lock:
+            return {t.task: s for t, s in sorted(self._tasks.items()) if t.connector == connector}
+
+    def connector_snapshot(self, connector: str) -> ConnectorStatusSnapshot:
+        with self._lock:
+            tasks = {t.task: s for t, s in sorted(self._tasks.items()) if t.connector == connector}
+            return ConnectorStatusSnapshot(connector, self._connectors.get(connector), tasks)
+
+    def all(self) -> list[ConnectorStatusSnapshot]:
+        """Every connector with a status or task statuses, sorted by name."""
+        with self._lock:
+            names = sorted(set(self._connectors) | {t.connector for t in self._tasks})
+            return [
+                ConnectorStatusSnapshot(
+                    name,
+                    self._connectors.get(name),
+                    {t.task: s for t, s in sorted(self._tasks.items()) if t.connector == name},
+                )
+                for name in names
+            ]
+
+    def active_topics(self, connector: str) -> set[str]:
+        with self._lock:
+            return set(self._topics.get(connector, ()))
+
+    def reset_active_topics(self, connector: str) -> None:
+        with self._lock:
+            self._topics.pop(connector, None)
+
+    def _put_connector(self, connector: str, state: State, trace: str | None = None) -> None:
+        with self._lock:
+            self._connectors[connector] = InstanceStatus(state, self.worker_id, trace)
+
+    def _put_task(self, task: ConnectorTaskId, state: State, trace: str | None = None) -> None:
+        with self._lock:
+            self._tasks[task] = InstanceStatus(state, self.worker_id, trace)

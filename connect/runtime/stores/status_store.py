@@ -1,0 +1,306 @@
+"""`KafkaStatusStore`: connector, task and topic statuses shared by the cluster through the status topic.
+
+The Worker tells it every lifecycle change (`StatusListener`); it writes Kafka Connect's status records
+(`status_records`) with this worker's id and generation, and serves reads from a cache of the whole
+topic, so any worker answers for all. Writes are asynchronous and a status is visible once read back
+(eventual consistency, as in Kafka); `read_to_end` gives read-your-writes when needed.
+
+Zombie protection as in Kafka: FAILED and UNASSIGNED are written "safely", i.e. skipped when the
+current status belongs to another worker with a higher generation, and a stale UNASSIGNED read from
+the topic never replaces a status of a newer generation (KAFKA-12525).
+
+Threads: listener methods from task, connector and herder threads; reads from any thread; the reader
+thread applies records. One lock guards the cache.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Mapping
+from concurrent.futures import Future
+
+from connect.api.errors import ConnectError
+from connect.runtime.info import InstanceStatus
+from connect.runtime.kafka_clients import KafkaClients
+from connect.runtime.kafka_log import KafkaLog
+from connect.runtime.states import ConnectorTaskId, State
+from connect.runtime.status import ConnectorStatusSnapshot
+from connect.runtime.stores import status_records as records
+from connect.runtime.stores.config_records import parse_task_id
+from connect.runtime.stores.status_records import StatusEntry, TopicStatus
+
+log = logging.getLogger(__name__)
+
+
+def _no_generation() -> int:
+    return 0
+
+
+class KafkaStatusStore:
+    def __init__(
+        self,
+        topic: str,
+        clients: KafkaClients,
+        worker_id: str,
+        *,
+        generation: Callable[[], int] = _no_generation,
+        name: str = "status",
+        producer_overrides: Mapping[str, str] | None = None,
+        consumer_overrides: Mapping[str, str] | None = None,
+    ) -> None:
+        """`generation()` is asked at each write: the worker's current group generation (or epoch)."""
+        self.topic = topic
+        self.worker_id = worker_id
+        self._generation = generation
+        self._lock = threading.Lock()
+        self._connectors: dict[str, StatusEntry] = {}
+        self._tasks: dict[ConnectorTaskId, StatusEntry] = {}
+        self._topics: dict[str, dict[str, TopicStatus]] = {}
+        self._announced: set[tuple[str, str]] = set()
+        self._log = KafkaLog(
+            topic,
+            clients,
+            on_record=self._on_record,
+            name=name,
+            producer_overrides=producer_overrides,
+            consumer_overrides=consumer_overrides,
+        )
+
+    def start(self, timeout: float) -> None:
+        self._log.start(timeout)
+
+    def stop(self) -> None:
+        self._log.stop()
+
+    def read_to_end(self, timeout: float) -> None:
+        self._log.read_to_end(timeout)
+
+    # -- StatusListener -------------------------------------------------------------------------
+
+    def on_connector_startup(self, connector: str) -> None:
+        self._put_connector(connector, State.RUNNING)
+
+    def on_connector_pause(self, connector: str) -> None:
+        self._put_connector(connector, State.PAUSED)
+
+    def on_connector_resume(self, connector: str) -> None:
+        self._put_connector(connector, State.RUNNING)
+
+    def on_connector_failure(self, connector: str, trace: str) -> None:
+        self._put_connector(connector, State.FAILED, trace, safe=True)
+
+    def on_connector_shutdown(self, connector: str) -> None:
+        self._put_connector(connector, State.UNASSIGNED, safe=True)
+
+    def on_connector_stopped(self, connector: str) -> None:
+        self._put_connector(connector, State.STOPPED)
+
+    def on_connector_restart(self, connector: str) -> None:
+        self._put_connector(connector, State.RESTARTING)
+
+    def on_connector_deletion(self, connector: str) -> None:
+        with self._lock:
+            tasks = [t for t in self._tasks if t.connector == connector]
+            topics = list(self._topics.get(connector, ()))
+            self._announced = {a for a in self._announced if a[0] != connector}
+        for task in tasks:
+            self._send(records.task_key(task), None)
+        for topic in topics:
+            self._send(records.topic_key(topic, connector), None)
+        self._send(records.connector_key(connector), None)
+
+    def on_task_startup(self, task: ConnectorTaskId) -> None:
+        self._put_task(task, State.RUNNING)
+
+    def on_task_pause(self, task: ConnectorTaskId) -> None:
+        self._put_task(task, State.PAUSED)
+
+    def on_task_resume(self, task: ConnectorTaskId) -> None:
+        self._put_task(task, State.RUNNING)
+
+    def on_task_failure(self, task: ConnectorTaskId, trace: str) -> None:
+        self._put_task(task, State.FAILED, trace, safe=True)
+
+    def on_task_shutdown(self, task: ConnectorTaskId) -> None:
+        self._put_task(task, State.UNASSIGNED, safe=True)
+
+    def on_task_restart(self, task: ConnectorTaskId) -> None:
+        self._put_task(task, State.RESTARTING)
+
+    def on_task_deletion(self, task: ConnectorTaskId) -> None:
+        self._send(records.task_key(task), None)
+
+    def on_topic_used(self, connector: str, topic: str) -> None:
+        with self._lock:
+            if topic in self._topics.get(connector, {}) or (connector, topic) in self._announced:
+                return
+            self._announced.add((connector, topic))
+        # The listener does not say which task used the topic; 0 stands for "a task of the connector".
+        status = TopicStatus(topic, connector, 0, int(time.time() * 1000))
+        self._send(records.topic_key(topic, connector), records.topic_value(status))
+
+    # -- reads ----------------------------------------------------------------------------------
+
+    def connector_status(self, connector: str) -> InstanceStatus | None:
+        with self._lock:
+            entry = self._connectors.get(connector)
+            return entry.status if entry else None
+
+    def task_status(self, task: ConnectorTaskId) -> InstanceStatus | None:
+        with self._lock:
+            entry = self._tasks.get(task)
+            return entry.status if entry else None
+
+    def connector_entry(self, connector: str) -> StatusEntry | None:
+        with self._lock:
+            return self._connectors.get(connector)
+
+    def task_entry(self, task: ConnectorTaskId) -> StatusEntry | None:
+        with self._lock:
+            return self._tasks.get(task)
+
+    def task_statuses(self, connector: str) -> dict[int, InstanceStatus]:
+        with self._lock:
+            return self._task_statuses(connector)
+
+    def connector_snapshot(self, connector: str) -> ConnectorStatusSnapshot:
+        with self._lock:
+            return self._snapshot(connector)
+
+    def all(self) -> list[ConnectorStatusSnapshot]:
+        """Every connector with a status or task statuses, sorted by name."""
+        with self._lock:
+            names = sorted(set(self._connectors) | {t.connector for t in self._tasks})
+            return [self._snapshot(name) for name in names]
+
+    def active_topics(self, connector: str) -> set[str]:
+        with self._lock:
+            return set(self._topics.get(connector, ()))
+
+    def topic_statuses(self, connector: str) -> list[TopicStatus]:
+        with self._lock:
+            return sorted(self._topics.get(connector, {}).values(), key=lambda s: s.topic)
+
+    def reset_active_topics(self, connector: str) -> None:
+        """Tombstone the connector's topic records (visible once read back)."""
+        with self._lock:
+            topics = list(self._topics.get(connector, ()))
+            self._announced = {a for a in self._announced if a[0] != connector}
+        for topic in topics:
+            self._send(records.topic_key(topic, connector), None)
+
+    def _task_statuses(self, connector: str) -> dict[int, InstanceStatus]:
+        return {t.task: e.status for t, e in sorted(self._tasks.items()) if t.connector == connector}
+
+    def _snapshot(self, connector: str) -> ConnectorStatusSnapshot:
+        entry = self._connectors.get(connector)
+        return ConnectorStatusSnapshot(connector, entry.status if entry else None, self._task_statuses(connector))
+
+    # -- writes ---------------------------------------------------------------------------------
+
+    def _put_connector(self, connector: str, state: State, trace: str | None = None, *, safe: bool = False) -> None:
+        entry = StatusEntry(InstanceStatus(state, self.worker_id, trace), self._generation())
+        with self._lock:
+            if safe and not self._may_overwrite(self._connectors.get(connector), entry):
+                log.debug("Not writing %s for connector %s: a newer worker owns it", state.value, connector)
+                return
+        self._send(records.connector_key(connector), records.status_value(entry))
+
+    def _put_task(self, task: ConnectorTaskId, state: State, trace: str | None = None, *, safe: bool = False) -> None:
+        entry = StatusEntry(InstanceStatus(state, self.worker_id, trace), self._generation())
+        with self._lock:
+            if safe and not self._may_overwrite(self._tasks.get(task), entry):
+                log.debug("Not writing %s for task %s: a newer worker owns it", state.value, task)
+                return
+        self._send(records.task_key(task), records.status_value(entry))
+
+    @staticmethod
+    def _may_overwrite(current: StatusEntry | None, new: StatusEntry) -> bool:
+        return (
+            current is None or current.status.worker_id == new.status.worker_id or current.generation <= new.generation
+        )
+
+    def _send(self, key: bytes, value: bytes | None) -> None:
+        # Listener calls must never fail the task that made them: a lost status write is logged.
+        try:
+            future = self._log.send(key, value)
+        except ConnectError as exc:
+            log.error("Could not write status %s: %s", key.decode(errors="replace"), exc)
+            return
+        future.add_done_callback(lambda f: _log_failure(key, f))
+
+    # -- reader thread --------------------------------------------------------------------------
+
+    def _on_record(self, key: bytes | None, value: bytes | None, partition: int, offset: int) -> None:
+        text = key.decode("utf-8", errors="replace") if key is not None else ""
+        if text.startswith(records.CONNECTOR_PREFIX):
+            self._apply_connector(text.removeprefix(records.CONNECTOR_PREFIX), value)
+        elif text.startswith(records.TASK_PREFIX):
+            task = parse_task_id(text.removeprefix(records.TASK_PREFIX))
+            if task is None:
+                log.warning("Status record with a bad task id %s; skipped", text)
+            else:
+                self._apply_task(task, value)
+        elif text.startswith(records.TOPIC_PREFIX):
+            self._apply_topic(text.removeprefix(records.TOPIC_PREFIX), value)
+        else:
+            log.warning("Status record with unknown key %r at %d/%d; skipped", text, partition, offset)
+
+    def _apply_connector(self, connector: str, value: bytes | None) -> None:
+        entry = _parse(connector, value)
+        with self._lock:
+            if value is None:
+                self._connectors.pop(connector, None)
+            elif entry is not None and not _stale(self._connectors.get(connector), entry):
+                self._connectors[connector] = entry
+
+    def _apply_task(self, task: ConnectorTaskId, value: bytes | None) -> None:
+        entry = _parse(str(task), value)
+        with self._lock:
+            if value is None:
+                self._tasks.pop(task, None)
+            elif entry is not None and not _stale(self._tasks.get(task), entry):
+                self._tasks[task] = entry
+
+    def _apply_topic(self, suffix: str, value: bytes | None) -> None:
+        parsed_key = records.parse_topic_key(suffix)
+        if parsed_key is None:
+            log.warning("Status record with a bad topic key %s; skipped", suffix)
+            return
+        topic, connector = parsed_key
+        status = records.parse_topic(value) if value is not None else None
+        if value is not None and status is None:
+            log.warning("Topic status record %s is not in Kafka Connect's format; skipped", suffix)
+            return
+        with self._lock:
+            self._announced.discard((connector, topic))
+            if status is None:
+                topics = self._topics.get(connector)
+                if topics is not None:
+                    topics.pop(topic, None)
+                    if not topics:
+                        del self._topics[connector]
+            else:
+                self._topics.setdefault(connector, {})[topic] = status
+
+
+def _parse(what: str, value: bytes | None) -> StatusEntry | None:
+    if value is None:
+        return None
+    entry = records.parse_status(value)
+    if entry is None:
+        log.warning("Status record of %s is not in Kafka Connect's format; skipped", what)
+    return entry
+
+
+def _stale(current: StatusEntry | None, new: StatusEntry) -> bool:
+    # A worker that lost its work late may write UNASSIGNED after the new owner's status.
+    return current is not None and new.status.state is State.UNASSIGNED and current.generation > new.generation
+
+
+def _log_failure(key: bytes, future: Future[tuple[int, int]]) -> None:
+    error = future.exception()
+    if error is not None:
+        log.error("Could not write status %s: %s", key.decode(errors="replace"), error)

@@ -1,0 +1,435 @@
+"""`Worker`: runs the connector instances and tasks a herder assigns to this process (both modes).
+
+The herder decides what runs here and calls these methods from its own thread (or REST threads);
+the Worker owns the instances: each connector on its own thread (`WorkerConnector`), each task on its
+own thread (`WorkerSourceTask`/`WorkerSinkTask`) with its own clients, converters and transformation
+chain built from the worker config and the connector config (connector settings win). Failures of
+instances become statuses (FAILED with the trace) through the `StatusListener`; the Worker raises
+only for requests that cannot be served at all (an unknown connector class, an unknown instance).
+
+The Worker starts and stops the offset store it is given. Topic tracking (KIP-558): every topic a
+task produced to or consumed from is recorded, per connector, here and through the listener.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import traceback
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from connect.api.connector import Connector, SinkConnector, SourceConnector
+from connect.api.converter import Converter, HeaderConverter
+from connect.api.errors import ConfigError, ConnectError, NotFoundError
+from connect.api.task import SinkTask, SourceTask, Task
+from connect.runtime.connector_config import ConnectorSettings
+from connect.runtime.error_handling import DeadLetterQueueReporter, ErrorHandler, ErrorReporter, LogReporter
+from connect.runtime.info import ConnectorType
+from connect.runtime.kafka_client_config import sink_group_id
+from connect.runtime.kafka_clients import KafkaClients, TopicSpec
+from connect.runtime.offsets import OffsetStorageReader, OffsetStore
+from connect.runtime.plugins import PluginRegistry
+from connect.runtime.states import ConnectorTaskId, TargetState
+from connect.runtime.status import StatusListener
+from connect.runtime.task_contexts import WorkerConnectorContext
+from connect.runtime.transforms import TransformationChain
+from connect.runtime.worker_config import HEADER_CONVERTER, KEY_CONVERTER, VALUE_CONVERTER, WorkerConfig
+from connect.runtime.worker_connector import WorkerConnector
+from connect.runtime.worker_sink_task import WorkerSinkTask
+from connect.runtime.worker_source_task import RecordTransformer, WorkerSourceTask
+from connect.runtime.worker_task import WorkerTask
+
+log = logging.getLogger(__name__)
+
+TASK_CLASS_CONFIG = "task.class"
+CONNECTOR_CLASS_CONFIG = "connector.class"
+
+
+class TooManyTasksError(ConnectError):
+    """A connector generated more task configs than `tasks.max` (and `tasks.max.enforce` is true)."""
+
+
+class Worker:
+    def __init__(
+        self,
+        *,
+        worker_id: str,
+        config: WorkerConfig,
+        plugins: PluginRegistry,
+        offset_store: OffsetStore,
+        status: StatusListener,
+        clients: KafkaClients | None = None,
+    ) -> None:
+        self.worker_id = worker_id
+        self.config = config
+        self.plugins = plugins
+        self.offset_store = offset_store
+        self.status = status
+        self.clients = clients or KafkaClients.from_worker_config(config)
+        self._lock = threading.RLock()
+        self._connectors: dict[str, WorkerConnector] = {}
+        self._tasks: dict[ConnectorTaskId, WorkerTask] = {}
+        self._topics: dict[str, set[str]] = {}
+        self._graceful_s = config.task_shutdown_graceful_timeout_ms / 1000
+
+    # -- worker lifecycle -----------------------------------------------------------------------
+
+    def start(self) -> None:
+        log.info("Worker %s starting", self.worker_id)
+        self.offset_store.start()
+
+    def stop(self) -> None:
+        """Stop every task (each gets `task.shutdown.graceful.timeout.ms`) and connector, then the store."""
+        log.info("Worker %s stopping", self.worker_id)
+        self.stop_tasks(self.task_ids())
+        for name in sorted(self.connector_names()):
+            self.stop_connector(name)
+        self.offset_store.stop()
+        log.info("Worker %s stopped", self.worker_id)
+
+    # -- connectors -----------------------------------------------------------------------------
+
+    def connector_type(self, config: Mapping[str, str]) -> ConnectorType:
+        """SOURCE/SINK from `connector.class` (UNKNOWN if missing); ConfigError if the class is unknown."""
+        name = config.get(CONNECTOR_CLASS_CONFIG)
+        if not name:
+            return ConnectorType.UNKNOWN
+        return self.plugins.connector_type(name)
+
+    def start_connector(
+        self,
+        name: str,
+        config: Mapping[str, str],
+        target_state: TargetState,
+        on_reconfigure: Callable[[str], None],
+    ) -> None:
+        """Instantiate, initialize and (unless PAUSED/STOPPED) start a connector; returns when that is done.
+
+        ConfigError if `connector.class` names no connector; every other failure is status FAILED.
+        """
+        with self._lock:
+            if name in self._connectors:
+                raise ConnectError(f"Connector {name} is already running on this worker")
+        connector_class = self.plugins.connector_class(config.get(CONNECTOR_CLASS_CONFIG, ""))
+        try:
+            connector = connector_class()
+        except Exception:
+            log.exception("Connector %s: could not instantiate %s", name, connector_class)
+            self.status.on_connector_failure(name, traceback.format_exc())
+            return
+        holder: list[WorkerConnector] = []
+        reader = OffsetStorageReader(name, self.offset_store) if isinstance(connector, SourceConnector) else None
+        context = WorkerConnectorContext(name, on_reconfigure, lambda error: holder[0].fail(error), reader)
+        worker_connector = WorkerConnector(name, connector, config, context, self.status)
+        holder.append(worker_connector)
+        with self._lock:
+            self._connectors[name] = worker_connector
+        log.info("Connector %s: starting %s in target state %s", name, connector_class.__name__, target_state.value)
+        worker_connector.start(target_state)
+
+    def connector_task_configs(self, name: str, max_tasks: int) -> list[dict[str, str]]:
+        """The connector's task configs plus `task.class` (and sink `topics`/`topics.regex`).
+
+        TooManyTasksError (and the connector FAILED) if it made more than `max_tasks` while
+        `tasks.max.enforce` is true; ConnectError if the connector is not running here.
+        """
+        worker_connector = self._connector(name)
+        configs = worker_connector.task_configs(max_tasks)
+        connector_config = worker_connector.config
+        if len(configs) > max_tasks:
+            enforce = connector_config.get("tasks.max.enforce", "true").strip().lower() != "false"
+            message = (
+                f"The connector {name} has generated {len(configs)} tasks, which is greater than {max_tasks}, "
+                "the maximum number of tasks it is configured to create. This behaviour should be considered a bug "
+                "and is disallowed. If necessary, it can be permitted by reconfiguring the connector with "
+                "'tasks.max.enforce' set to false; however, this option will be removed in a future release of "
+                "Kafka Connect."
+            )
+            if enforce:
+                error = TooManyTasksError(message)
+                worker_connector.fail(error)
+                raise error
+            log.warning(message)
+        task_class = worker_connector.connector.task_class()
+        task_class_name = f"{task_class.__module__}.{task_class.__qualname__}"
+        for task_config in configs:
+            task_config[TASK_CLASS_CONFIG] = task_class_name
+            if isinstance(worker_connector.connector, SinkConnector):
+                for key in (SinkTask.TOPICS_CONFIG, SinkTask.TOPICS_REGEX_CONFIG):
+                    if connector_config.get(key):
+                        task_config[key] = connector_config[key]
+        return configs
+
+    def set_target_state(self, name: str, state: TargetState) -> None:
+        """Pause, resume or stop the connector instance (if here) and its tasks (those here)."""
+        with self._lock:
+            worker_connector = self._connectors.get(name)
+            tasks = [t for task_id, t in self._tasks.items() if task_id.connector == name]
+        if worker_connector is not None:
+            worker_connector.transition_to(state)
+        for task in tasks:
+            task.transition_to(state)
+
+    def stop_connector(self, name: str) -> None:
+        """Stop the connector instance (not its tasks: see `stop_tasks`); reports UNASSIGNED."""
+        with self._lock:
+            worker_connector = self._connectors.pop(name, None)
+        if worker_connector is None:
+            log.debug("Connector %s is not running on this worker; nothing to stop", name)
+            return
+        worker_connector.shutdown(self._graceful_s)
+
+    def connector_names(self) -> set[str]:
+        with self._lock:
+            return set(self._connectors)
+
+    def _connector(self, name: str) -> WorkerConnector:
+        with self._lock:
+            worker_connector = self._connectors.get(name)
+        if worker_connector is None:
+            raise NotFoundError(f"Connector {name} not found in this worker.")
+        return worker_connector
+
+    # -- tasks ----------------------------------------------------------------------------------
+
+    def start_task(
+        self,
+        task_id: ConnectorTaskId,
+        connector_config: Mapping[str, str],
+        task_config: Mapping[str, str],
+        target_state: TargetState,
+    ) -> None:
+        """Build the task runner and start its thread; a failure to build it is status FAILED."""
+        with self._lock:
+            if task_id in self._tasks:
+                raise ConnectError(f"Task {task_id} is already running on this worker")
+        log.info("Task %s: starting in target state %s", task_id, target_state.value)
+        try:
+            worker_task = self._build_task(task_id, connector_config, task_config, target_state)
+        except Exception:
+            log.exception("Task %s: failed to start", task_id)
+            self.status.on_task_failure(task_id, traceback.format_exc())
+            return
+        with self._lock:
+            self._tasks[task_id] = worker_task
+        worker_task.start_thread()
+
+    def stop_tasks(self, task_ids: Iterable[ConnectorTaskId], await_stop: bool = True) -> None:
+        """Signal all, then wait up to `task.shutdown.graceful.timeout.ms` each; late ones are abandoned."""
+        with self._lock:
+            stopping = [(task_id, self._tasks.pop(task_id)) for task_id in list(task_ids) if task_id in self._tasks]
+        for _, task in stopping:
+            task.stop()
+        if not await_stop:
+            return
+        deadline = time.monotonic() + self._graceful_s
+        for task_id, task in stopping:
+            if not task.await_stop(max(0.0, deadline - time.monotonic())):
+                log.error(
+                    "Graceful stop of task %s failed: it did not stop within task.shutdown.graceful.timeout.ms", task_id
+                )
+                task.cancel()
+
+    def task_ids(self) -> set[ConnectorTaskId]:
+        with self._lock:
+            return set(self._tasks)
+
+    def is_running(self, name_or_task: str | ConnectorTaskId) -> bool:
+        """A connector instance here in state STARTED, or a task here whose thread runs and has not failed."""
+        with self._lock:
+            if isinstance(name_or_task, ConnectorTaskId):
+                task = self._tasks.get(name_or_task)
+                return task is not None and task.is_running
+            worker_connector = self._connectors.get(name_or_task)
+            return worker_connector is not None and worker_connector.is_running
+
+    def task(self, task_id: ConnectorTaskId) -> WorkerTask | None:
+        """The runner of a task here (for metrics and tests)."""
+        with self._lock:
+            return self._tasks.get(task_id)
+
+    # -- topic tracking -------------------------------------------------------------------------
+
+    def active_topics(self, name: str) -> set[str]:
+        with self._lock:
+            return set(self._topics.get(name, ()))
+
+    def reset_active_topics(self, name: str) -> None:
+        with self._lock:
+            self._topics.pop(name, None)
+
+    def _topic_used(self, connector: str, topic: str) -> None:
+        if not self.config.topic_tracking_enable:
+            return
+        with self._lock:
+            self._topics.setdefault(connector, set()).add(topic)
+        self.status.on_topic_used(connector, topic)
+
+    # -- building tasks -------------------------------------------------------------------------
+
+    def _build_task(
+        self,
+        task_id: ConnectorTaskId,
+        connector_config: Mapping[str, str],
+        task_config: Mapping[str, str],
+        target_state: TargetState,
+    ) -> WorkerTask:
+        connector_class = self.plugins.connector_class(connector_config.get(CONNECTOR_CLASS_CONFIG, ""))
+        connector_type = ConnectorType.SINK if issubclass(connector_class, SinkConnector) else ConnectorType.SOURCE
+        settings = ConnectorSettings.parse(connector_config, connector_type)
+        task_class = _task_class(connector_class, task_config.get(TASK_CLASS_CONFIG))
+        task = task_class()
+        closeables: list[Any] = []
+        try:
+            key_converter = self._converter(settings, KEY_CONVERTER, is_key=True)
+            closeables.append(key_converter)
+            value_converter = self._converter(settings, VALUE_CONVERTER, is_key=False)
+            closeables.append(value_converter)
+            header_converter = self._header_converter(settings)
+            closeables.append(header_converter)
+            transformer = self._transformer(connector_config)
+            closeables.append(transformer)
+            reporters: list[ErrorReporter] = [LogReporter(settings.errors)]
+            on_topic_used = _bind_topic(self._topic_used, task_id.connector)
+            interval = self.config.offset_flush_interval_ms
+            if isinstance(task, SourceTask):
+                producer = self.clients.producer(
+                    task_id,
+                    connector_config,
+                    failure_reports_only=not WorkerSourceTask.needs_record_reports(type(task)),
+                )
+                return WorkerSourceTask(
+                    task_id,
+                    task,
+                    task_config,
+                    self.status,
+                    target_state,
+                    producer=producer,
+                    key_converter=key_converter,
+                    value_converter=value_converter,
+                    header_converter=header_converter,
+                    transformer=transformer,
+                    error_handler=ErrorHandler(settings.errors, task_id, reporters),
+                    offset_store=self.offset_store,
+                    offset_flush_interval_ms=interval,
+                    offset_flush_timeout_ms=self.config.offset_flush_timeout_ms,
+                    on_topic_used=on_topic_used,
+                )
+            if not isinstance(task, SinkTask):
+                raise ConfigError(f"{task_class.__qualname__} is neither a SourceTask nor a SinkTask")
+            dlq = self._dead_letter_queue(task_id, settings, connector_config)
+            if dlq is not None:
+                reporters.append(dlq)
+            handler = ErrorHandler(settings.errors, task_id, reporters)
+            topics = task_config.get(SinkTask.TOPICS_CONFIG) or ",".join(settings.topics)
+            regex = task_config.get(SinkTask.TOPICS_REGEX_CONFIG) or settings.topics_regex
+            consumer = self.clients.sink_consumer(task_id, connector_config)
+            return WorkerSinkTask(
+                task_id,
+                task,
+                task_config,
+                self.status,
+                target_state,
+                consumer=consumer,
+                topics=[t.strip() for t in topics.split(",") if t.strip()],
+                topics_regex=regex or None,
+                key_converter=key_converter,
+                value_converter=value_converter,
+                header_converter=header_converter,
+                transformer=transformer,
+                error_handler=handler,
+                dead_letter_queue=dlq,
+                errant_reporter_enabled=dlq is not None or settings.errors.log_enable,
+                offset_flush_interval_ms=interval,
+                on_topic_used=on_topic_used,
+            )
+        except BaseException:
+            for closeable in closeables:
+                if closeable is not None:
+                    try:
+                        closeable.close()
+                    except Exception:
+                        log.exception("Task %s: closing %r after a failed start failed", task_id, closeable)
+            raise
+
+    def _converter(self, settings: ConnectorSettings, key: str, *, is_key: bool) -> Converter:
+        # Kafka's rule: the sub-configs come from whichever config named the class.
+        name = settings.key_converter if is_key else settings.value_converter
+        if name:
+            props = settings.with_prefix(key + ".")
+        else:
+            name = self.config.key_converter if is_key else self.config.value_converter
+            props = self.config.converter_props(key)
+        converter = self.plugins.converter_class(name)()
+        converter.configure(props, is_key)
+        return converter
+
+    def _header_converter(self, settings: ConnectorSettings) -> HeaderConverter:
+        if settings.header_converter:
+            name, props = settings.header_converter, settings.with_prefix(HEADER_CONVERTER + ".")
+        else:
+            name, props = self.config.header_converter, self.config.converter_props(HEADER_CONVERTER)
+        converter = self.plugins.header_converter_class(name)()
+        converter.configure(props)
+        return converter
+
+    def _transformer(self, connector_config: Mapping[str, str]) -> RecordTransformer | None:
+        chain = TransformationChain.from_config(connector_config, self.plugins)
+        if len(chain) == 0:
+            return None
+        return chain
+
+    def _dead_letter_queue(
+        self, task_id: ConnectorTaskId, settings: ConnectorSettings, connector_config: Mapping[str, str]
+    ) -> DeadLetterQueueReporter | None:
+        topic = settings.errors.dlq_topic
+        if not topic:
+            return None
+        admin = self.clients.admin(f"connector-dlq-adminclient-{task_id.connector}", connector_config)
+        try:
+            if admin.partition_count(topic) is None:
+                replication = settings.errors.dlq_replication_factor
+                brokers = admin.broker_count()
+                if 0 < brokers < replication:
+                    # Kafka would fail the task here; a one-broker dev cluster is the common case.
+                    log.warning(
+                        "Task %s: creating dead letter queue %s with replication factor %d, not %d: "
+                        "the cluster has %d broker(s)",
+                        task_id,
+                        topic,
+                        brokers,
+                        replication,
+                        brokers,
+                    )
+                    replication = brokers
+                admin.create_topics([TopicSpec(topic, 1, replication)])
+        finally:
+            admin.close()
+        producer = self.clients.dlq_producer(task_id, connector_config)
+        return DeadLetterQueueReporter(settings.errors, task_id.connector, producer)
+
+    def sink_group_id(self, name: str, connector_config: Mapping[str, str]) -> str:
+        """The consumer group whose offsets are a sink connector's offsets."""
+        return sink_group_id(name, connector_config)
+
+
+def _bind_topic(record: Callable[[str, str], None], connector: str) -> Callable[[str], None]:
+    def used(topic: str) -> None:
+        record(connector, topic)
+
+    return used
+
+
+def _task_class(connector_class: type[Connector], task_class_name: str | None) -> type[Task]:
+    """The task class a task config names, as its connector reports it (no import by name needed)."""
+    task_class = connector_class().task_class()
+    if task_class_name and task_class_name != f"{task_class.__module__}.{task_class.__qualname__}":
+        log.warning(
+            "Task config names task class %s but %s reports %s; using the latter",
+            task_class_name,
+            connector_class.__qualname__,
+            task_class.__qualname__,
+        )
+    return task_class

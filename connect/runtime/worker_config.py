@@ -1,0 +1,258 @@
+"""`WorkerConfig`: a worker's settings, parsed from the str → str map of its properties file.
+
+Kafka Connect's worker keys with Kafka's defaults (reference: kafka-connect.md §6.1, §6.2). Keys that
+are not defined here are kept (Kafka warns about them and carries on), because `producer.*`,
+`consumer.*`, `admin.*`, converter sub-configs and plug-in settings all live in the same map.
+Distributed-only keys are defined so they parse and type-check, whether or not a mode uses them.
+Parsed once by the process entry point and passed in; immutable afterwards.
+"""
+
+from __future__ import annotations
+
+import logging
+import socket
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from connect.api.config import ConfigDef, ConfigType, Importance, Range, ValidString
+from connect.api.errors import ConfigError
+
+log = logging.getLogger(__name__)
+
+BOOTSTRAP_SERVERS = "bootstrap.servers"
+KEY_CONVERTER = "key.converter"
+VALUE_CONVERTER = "value.converter"
+HEADER_CONVERTER = "header.converter"
+OFFSET_FLUSH_INTERVAL_MS = "offset.flush.interval.ms"
+OFFSET_FLUSH_TIMEOUT_MS = "offset.flush.timeout.ms"
+TASK_SHUTDOWN_GRACEFUL_TIMEOUT_MS = "task.shutdown.graceful.timeout.ms"
+LISTENERS = "listeners"
+OVERRIDE_POLICY = "connector.client.config.override.policy"
+OFFSET_STORAGE_FILE = "offset.storage.file.filename"
+
+DEFAULT_HEADER_CONVERTER = "org.apache.kafka.connect.storage.SimpleHeaderConverter"
+
+_PRODUCER_PREFIX = "producer."
+_CONSUMER_PREFIX = "consumer."
+_ADMIN_PREFIX = "admin."
+
+
+def worker_config_def() -> ConfigDef:
+    """The worker keys kconnect understands, with Kafka Connect's types and defaults."""
+    d = ConfigDef()
+    d.define(
+        BOOTSTRAP_SERVERS, ConfigType.LIST, "localhost:9092", None, Importance.HIGH, "Kafka brokers to connect to."
+    )
+    d.define(KEY_CONVERTER, ConfigType.CLASS, None, None, Importance.HIGH, "Converter of record keys.")
+    d.define(VALUE_CONVERTER, ConfigType.CLASS, None, None, Importance.HIGH, "Converter of record values.")
+    d.define(HEADER_CONVERTER, ConfigType.CLASS, DEFAULT_HEADER_CONVERTER, None, Importance.LOW, "Header converter.")
+    d.define(OFFSET_FLUSH_INTERVAL_MS, ConfigType.LONG, 60000, Range.at_least(0), Importance.LOW, "Commit interval.")
+    d.define(OFFSET_FLUSH_TIMEOUT_MS, ConfigType.LONG, 5000, Range.at_least(0), Importance.LOW, "Commit timeout.")
+    d.define(TASK_SHUTDOWN_GRACEFUL_TIMEOUT_MS, ConfigType.LONG, 5000, Range.at_least(0), Importance.LOW, "Stop wait.")
+    d.define(LISTENERS, ConfigType.LIST, "http://:8083", None, Importance.LOW, "REST listeners.")
+    d.define("rest.advertised.host.name", ConfigType.STRING, None, None, Importance.LOW, "Advertised REST host.")
+    d.define("rest.advertised.port", ConfigType.INT, None, None, Importance.LOW, "Advertised REST port.")
+    d.define("rest.advertised.listener", ConfigType.STRING, None, None, Importance.LOW, "Advertised scheme.")
+    d.define("admin.listeners", ConfigType.LIST, None, None, Importance.LOW, "Admin REST listeners.")
+    d.define("rest.extension.classes", ConfigType.LIST, "", None, Importance.LOW, "REST extensions.")
+    d.define("access.control.allow.origin", ConfigType.STRING, "", None, Importance.LOW, "CORS origins.")
+    d.define("access.control.allow.methods", ConfigType.STRING, "", None, Importance.LOW, "CORS methods.")
+    d.define("plugin.path", ConfigType.LIST, None, None, Importance.LOW, "Plug-in directories.")
+    d.define(
+        "plugin.discovery",
+        ConfigType.STRING,
+        "hybrid_warn",
+        ValidString.in_("only_scan", "hybrid_warn", "hybrid_fail", "service_load", ignore_case=True),
+        Importance.LOW,
+        "How plug-ins are found.",
+    )
+    d.define("config.providers", ConfigType.LIST, "", None, Importance.LOW, "Config provider names.")
+    d.define(
+        OVERRIDE_POLICY,
+        ConfigType.STRING,
+        "All",
+        ValidString.in_("All", "None", "Principal", ignore_case=True),
+        Importance.MEDIUM,
+        "Which client settings connectors may override.",
+    )
+    d.define("topic.creation.enable", ConfigType.BOOLEAN, True, None, Importance.LOW, "Source topic creation.")
+    d.define("topic.tracking.enable", ConfigType.BOOLEAN, True, None, Importance.LOW, "Track active topics.")
+    d.define("topic.tracking.allow.reset", ConfigType.BOOLEAN, True, None, Importance.LOW, "Allow topic reset.")
+    d.define(OFFSET_STORAGE_FILE, ConfigType.STRING, None, None, Importance.LOW, "Standalone offsets file.")
+    d.define("metrics.sample.window.ms", ConfigType.LONG, 30000, Range.at_least(0), Importance.LOW, "Metrics window.")
+    d.define("metrics.num.samples", ConfigType.INT, 2, Range.at_least(1), Importance.LOW, "Metrics samples.")
+    d.define("metrics.recording.level", ConfigType.STRING, "INFO", None, Importance.LOW, "Metrics level.")
+    d.define("metric.reporters", ConfigType.LIST, "", None, Importance.LOW, "Metric reporters.")
+    # Distributed mode (accepted everywhere; the distributed herder reads them).
+    d.define("group.id", ConfigType.STRING, None, None, Importance.HIGH, "The worker cluster's group.")
+    for store in ("config", "offset", "status"):
+        d.define(f"{store}.storage.topic", ConfigType.STRING, None, None, Importance.HIGH, f"{store} topic.")
+        d.define(f"{store}.storage.replication.factor", ConfigType.SHORT, 3, None, Importance.LOW, "Replicas.")
+    d.define("offset.storage.partitions", ConfigType.INT, 25, Range.at_least(1), Importance.LOW, "Partitions.")
+    d.define("status.storage.partitions", ConfigType.INT, 5, Range.at_least(1), Importance.LOW, "Partitions.")
+    d.define("session.timeout.ms", ConfigType.INT, 10000, None, Importance.HIGH, "Group session timeout.")
+    d.define("heartbeat.interval.ms", ConfigType.INT, 3000, None, Importance.HIGH, "Group heartbeat interval.")
+    d.define("rebalance.timeout.ms", ConfigType.INT, 60000, None, Importance.HIGH, "Rebalance timeout.")
+    d.define("worker.sync.timeout.ms", ConfigType.INT, 3000, None, Importance.MEDIUM, "Config sync timeout.")
+    d.define("scheduled.rebalance.max.delay.ms", ConfigType.INT, 300000, None, Importance.LOW, "Rebalance delay.")
+    d.define(
+        "exactly.once.source.support",
+        ConfigType.STRING,
+        "disabled",
+        ValidString.in_("disabled", "preparing", "enabled", ignore_case=True),
+        Importance.HIGH,
+        "Exactly-once source support.",
+    )
+    return d
+
+
+@dataclass(frozen=True)
+class WorkerConfig:
+    """Parsed worker settings. `originals` is the map as given; `values` the parsed defined keys."""
+
+    originals: Mapping[str, str]
+    values: Mapping[str, Any]
+
+    @classmethod
+    def from_props(cls, props: Mapping[str, str]) -> WorkerConfig:
+        """Parse and validate; ConfigError names the first bad key."""
+        definition = worker_config_def()
+        values = definition.parse(props)
+        for required in (KEY_CONVERTER, VALUE_CONVERTER):
+            if not values.get(required):
+                raise ConfigError(f'Missing required configuration "{required}" which has no default value.')
+        unknown = sorted(k for k in props if k not in definition.keys and not _is_prefixed(k))
+        if unknown:
+            # Kafka logs these and starts anyway: a plug-in or a newer version may read them.
+            log.warning("Worker configs not known to kconnect (kept, maybe used by plug-ins): %s", ", ".join(unknown))
+        return cls(dict(props), values)
+
+    # -- typed accessors -----------------------------------------------------------------------
+
+    @property
+    def bootstrap_servers(self) -> str:
+        return ",".join(self.values[BOOTSTRAP_SERVERS])
+
+    @property
+    def key_converter(self) -> str:
+        return str(self.values[KEY_CONVERTER])
+
+    @property
+    def value_converter(self) -> str:
+        return str(self.values[VALUE_CONVERTER])
+
+    @property
+    def header_converter(self) -> str:
+        return str(self.values[HEADER_CONVERTER])
+
+    @property
+    def offset_flush_interval_ms(self) -> int:
+        return int(self.values[OFFSET_FLUSH_INTERVAL_MS])
+
+    @property
+    def offset_flush_timeout_ms(self) -> int:
+        return int(self.values[OFFSET_FLUSH_TIMEOUT_MS])
+
+    @property
+    def task_shutdown_graceful_timeout_ms(self) -> int:
+        return int(self.values[TASK_SHUTDOWN_GRACEFUL_TIMEOUT_MS])
+
+    @property
+    def listeners(self) -> list[str]:
+        return list(self.values[LISTENERS])
+
+    @property
+    def client_config_override_policy(self) -> str:
+        """`All`, `None` or `Principal`, in Kafka's spelling whatever the case given."""
+        raw = str(self.values[OVERRIDE_POLICY]).lower()
+        return {"all": "All", "none": "None", "principal": "Principal"}[raw]
+
+    @property
+    def topic_tracking_enable(self) -> bool:
+        return bool(self.values["topic.tracking.enable"])
+
+    @property
+    def topic_tracking_allow_reset(self) -> bool:
+        return bool(self.values["topic.tracking.allow.reset"])
+
+    @property
+    def topic_creation_enable(self) -> bool:
+        return bool(self.values["topic.creation.enable"])
+
+    @property
+    def plugin_discovery(self) -> str:
+        return str(self.values["plugin.discovery"]).lower()
+
+    @property
+    def offset_storage_file(self) -> str | None:
+        value = self.values[OFFSET_STORAGE_FILE]
+        return str(value) if value else None
+
+    @property
+    def group_id(self) -> str | None:
+        value = self.values["group.id"]
+        return str(value) if value else None
+
+    def get(self, key: str) -> Any:
+        """A parsed value of a defined key, or the original string of any other key (None if absent)."""
+        if key in self.values:
+            return self.values[key]
+        return self.originals.get(key)
+
+    # -- sub-configs ---------------------------------------------------------------------------
+
+    def with_prefix(self, prefix: str) -> dict[str, str]:
+        """The original entries under `prefix`, prefix removed."""
+        return {k[len(prefix) :]: v for k, v in self.originals.items() if k.startswith(prefix)}
+
+    def producer_props(self) -> dict[str, str]:
+        """`bootstrap.servers` plus the worker's `producer.*` settings (prefix removed; they win)."""
+        return {BOOTSTRAP_SERVERS: self.bootstrap_servers, **self.with_prefix(_PRODUCER_PREFIX)}
+
+    def consumer_props(self) -> dict[str, str]:
+        return {BOOTSTRAP_SERVERS: self.bootstrap_servers, **self.with_prefix(_CONSUMER_PREFIX)}
+
+    def admin_props(self) -> dict[str, str]:
+        return {BOOTSTRAP_SERVERS: self.bootstrap_servers, **self.with_prefix(_ADMIN_PREFIX)}
+
+    def converter_props(self, converter_key: str) -> dict[str, str]:
+        """Sub-configs of `key.converter`, `value.converter` or `header.converter` (prefix removed)."""
+        return self.with_prefix(converter_key + ".")
+
+    # -- identity ------------------------------------------------------------------------------
+
+    def advertised_url(self) -> str:
+        """The REST URL other workers use to reach this one, built as Kafka builds it."""
+        first = urlsplit(self.listeners[0] if self.listeners else "http://:8083")
+        scheme = self.values["rest.advertised.listener"] or first.scheme or "http"
+        host = self.values["rest.advertised.host.name"] or first.hostname or socket.getfqdn()
+        port = self.values["rest.advertised.port"] or first.port or 8083
+        return f"{scheme}://{host}:{port}/"
+
+    def worker_id(self) -> str:
+        """`host:port` of the advertised URL: Kafka Connect's worker id, shown in every status."""
+        url = urlsplit(self.advertised_url())
+        return f"{url.hostname}:{url.port}"
+
+
+_SUB_CONFIG_PREFIXES = (
+    _PRODUCER_PREFIX,
+    _CONSUMER_PREFIX,
+    _ADMIN_PREFIX,
+    KEY_CONVERTER + ".",
+    VALUE_CONVERTER + ".",
+    HEADER_CONVERTER + ".",
+    "config.providers.",
+    "listeners.https.",
+    "admin.listeners.https.",
+    "ssl.",
+    "sasl.",
+    "security.",
+    "internal.",
+)
+
+
+def _is_prefixed(key: str) -> bool:
+    return key.startswith(_SUB_CONFIG_PREFIXES)

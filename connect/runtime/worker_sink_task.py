@@ -1,0 +1,514 @@
+"""`WorkerSinkTask`: runs one SinkTask on its own thread with its own consumer (kafka-connect.md §5.2).
+
+Loop: `consume` a batch (rebalance callbacks run inside it, on this thread: revoked → commit +
+`task.close`, assigned → `task.open` + requested rewinds) → header/key/value converters → SinkRecords
+→ transformation chain → `task.put(batch)` (also with an empty batch, as Kafka Connect does, so
+time-based sinks can flush). A `RetriableError` from `put` pauses every partition and redelivers the
+same batch after `context.timeout` (default 0.5 s); any other error fails the task.
+
+Offsets: `current` is, per partition, the next offset after what `put` accepted. Every
+`offset.flush.interval.ms`, on `context.request_commit()`, on revocation and on stop:
+`task.pre_commit(current)` (default: `flush`) → commit the returned offsets synchronously (never
+beyond what was consumed). If `pre_commit` raises, the consumer rewinds to the last committed offsets.
+Failed records reported to the dead letter queue are flushed before every commit.
+
+Pause (target state PAUSED/STOPPED): the consumer pauses every partition but keeps polling, so the
+task keeps its group membership.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future
+from typing import Any
+
+from connect.api.converter import Converter, HeaderConverter
+from connect.api.errors import ConnectError, RetriableError
+from connect.api.records import Header, SinkRecord, TimestampType, TopicPartition
+from connect.api.task import SinkTask
+from connect.runtime.error_handling import SKIP, DeadLetterQueueReporter, ErrorHandler, RebuiltMessage, Stage, all_of
+from connect.runtime.kafka_clients import KafkaMessage, SinkConsumer
+from connect.runtime.states import ConnectorTaskId, TargetState
+from connect.runtime.status import StatusListener
+from connect.runtime.task_contexts import WorkerErrantRecordReporter, WorkerSinkTaskContext
+from connect.runtime.worker_source_task import RecordTransformer
+from connect.runtime.worker_task import WorkerTask
+
+log = logging.getLogger(__name__)
+
+# consume() blocks at most this long, which bounds how late a stop or pause is noticed.
+POLL_TIMEOUT_S = 0.5
+COMMIT_TIMEOUT_S = 30.0
+# Redelivery back-off after a RetriableError from put when the task set no context.timeout.
+DEFAULT_RETRY_BACKOFF_S = 0.5
+
+_TIMESTAMP_TYPES = (TimestampType.NO_TIMESTAMP_TYPE, TimestampType.CREATE_TIME, TimestampType.LOG_APPEND_TIME)
+
+
+class WorkerSinkTask(WorkerTask):
+    def __init__(
+        self,
+        task_id: ConnectorTaskId,
+        task: SinkTask,
+        task_config: Mapping[str, str],
+        status: StatusListener,
+        target_state: TargetState,
+        *,
+        consumer: SinkConsumer,
+        topics: Sequence[str],
+        topics_regex: str | None,
+        key_converter: Converter,
+        value_converter: Converter,
+        header_converter: HeaderConverter,
+        transformer: RecordTransformer | None,
+        error_handler: ErrorHandler,
+        dead_letter_queue: DeadLetterQueueReporter | None,
+        errant_reporter_enabled: bool,
+        offset_flush_interval_ms: int,
+        on_topic_used: Callable[[str], None] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        super().__init__(task_id, task, task_config, status, target_state)
+        self.sink_task = task
+        self.consumer = consumer
+        self.topics = list(topics)
+        self.topics_regex = topics_regex
+        self.key_converter = key_converter
+        self.value_converter = value_converter
+        self.header_converter = header_converter
+        self.transformer = transformer
+        self.errors = error_handler
+        error_handler.stop_on(self.stop_event)
+        self.dead_letter_queue = dead_letter_queue
+        reporter = WorkerErrantRecordReporter(self._report_errant) if errant_reporter_enabled else None
+        self.context = WorkerSinkTaskContext(task_config, consumer, reporter)
+        self.flush_interval_s = offset_flush_interval_ms / 1000
+        self._on_topic_used = on_topic_used
+        self._topics_seen: set[str] = set()
+        self._clock = clock
+        self.current: dict[TopicPartition, int] = {}
+        self.last_committed: dict[TopicPartition, int] = {}
+        self._retry_batch: list[SinkRecord] | None = None
+        self._retry_offsets: dict[TopicPartition, int] = {}
+        self._retry_at = 0.0
+        self._batch_messages: Sequence[KafkaMessage] = ()
+        self._messages_by_position: dict[tuple[str, int, int], KafkaMessage] | None = None
+        self._paused_all = False
+        self._reported_paused = False
+        self._partitions_closed = False
+        self.records_consumed = 0
+        self.records_put = 0
+        self.commits = 0
+
+    # -- lifecycle ------------------------------------------------------------------------------
+
+    def initialize_and_start(self) -> None:
+        self.sink_task.initialize(self.context)
+        self.sink_task.start(self.task_config)
+        self.consumer.subscribe(self.topics, self.topics_regex, self)
+        log.info("Sink task %s started, subscribed to %s", self.id, self.topics_regex or self.topics)
+
+    def close(self, started: bool) -> None:
+        try:
+            if started:
+                self._close_all_partitions()
+                try:
+                    self.sink_task.stop()
+                except Exception:
+                    log.exception("Sink task %s: stop() failed", self.id)
+        finally:
+            try:
+                self.consumer.close()
+            except Exception:
+                log.exception("Sink task %s: closing the consumer failed", self.id)
+            for closeable in (self.transformer, self.key_converter, self.value_converter, self.header_converter):
+                if closeable is not None:
+                    try:
+                        closeable.close()
+                    except Exception:
+                        log.exception("Sink task %s: closing %r failed", self.id, closeable)
+            self.errors.close()
+
+    def _close_all_partitions(self) -> None:
+        assigned = self.consumer.assignment()
+        self._partitions_closed = True  # the revoke callback inside consumer.close() must not redo this
+        try:
+            self.commit_offsets(closing=True)
+        finally:
+            if assigned:
+                self.sink_task.close(assigned)
+
+    # -- the loop -------------------------------------------------------------------------------
+
+    def execute(self) -> None:
+        consume = self.consumer.consume
+        max_records = self.consumer.max_records
+        clock = self._clock
+        next_commit = clock() + self.flush_interval_s
+        while not self.stopping:
+            self._sync_pause()
+            self._apply_rewinds()
+            now = clock()
+            timeout = max(0.0, min(POLL_TIMEOUT_S, next_commit - now))
+            if self._retry_batch is not None:
+                timeout = max(0.0, min(timeout, self._retry_at - now))
+            messages = consume(max_records, timeout)
+            if self.stopping:
+                break
+            if self._retry_batch is not None:
+                if messages:
+                    # Fetched before the pause took effect: they queue up behind the batch being retried.
+                    records, offsets = self._convert(messages)
+                    self._retry_batch.extend(records)
+                    self._retry_offsets.update(offsets)
+                if clock() >= self._retry_at:
+                    self._deliver(self._retry_batch, self._retry_offsets)
+            elif messages:
+                self.records_consumed += len(messages)
+                records, offsets = self._convert(messages)
+                self._deliver(records, offsets)
+            else:
+                self._deliver([], {})
+            if self.context.commit_requested or clock() >= next_commit:
+                self.context.commit_requested = False
+                self.commit_offsets()
+                next_commit = clock() + self.flush_interval_s
+
+    def _sync_pause(self) -> None:
+        paused = self.target_state is not TargetState.STARTED
+        if paused != self._reported_paused:
+            self._reported_paused = paused
+            if paused:
+                self.status.on_task_pause(self.id)
+            else:
+                self.status.on_task_resume(self.id)
+        should_pause_all = paused or self._retry_batch is not None
+        if should_pause_all != self._paused_all:
+            self._paused_all = should_pause_all
+            self.consumer.set_pause_all(should_pause_all)
+
+    def _apply_rewinds(self) -> None:
+        if not self.context.offsets:
+            return
+        assigned = self.consumer.assignment()
+        requested = self.context.offsets
+        # Rewinds of partitions not assigned (yet) wait for their assignment (on_partitions_assigned).
+        for partition in [p for p in requested if p in assigned]:
+            offset = requested.pop(partition)
+            self.consumer.seek(partition, offset)
+            self.current[partition] = offset
+            self._drop_retry_records({partition})
+
+    # -- conversion -----------------------------------------------------------------------------
+
+    def _convert(self, messages: Sequence[KafkaMessage]) -> tuple[list[SinkRecord], dict[TopicPartition, int]]:
+        """SinkRecords (after transforms) and the next offset per partition, skipped records included."""
+        self._batch_messages = messages
+        self._messages_by_position = None
+        records: list[SinkRecord] = []
+        append = records.append
+        offsets: dict[TopicPartition, int] = {}
+        key_to = self.key_converter.to_connect_data
+        value_to = self.value_converter.to_connect_data
+        header_to = self.header_converter.to_connect_header
+        seen = self._topics_seen
+        timestamp_types = _TIMESTAMP_TYPES
+        last_topic: str | None = None
+        last_partition = -1
+        tp = TopicPartition("", -1)
+        index = 0
+        count = len(messages)
+        while index < count:
+            try:
+                while index < count:
+                    message = messages[index]
+                    topic: str = message.topic()  # type: ignore[assignment]
+                    partition: int = message.partition()  # type: ignore[assignment]
+                    offset: int = message.offset()  # type: ignore[assignment]
+                    if partition != last_partition or topic != last_topic:
+                        if topic not in seen:
+                            self._topic_used(topic)
+                        last_topic, last_partition = topic, partition
+                        tp = TopicPartition(topic, partition)
+                    offsets[tp] = offset + 1
+                    raw_headers = message.headers()
+                    headers = self._headers(topic, raw_headers, header_to) if raw_headers else ()
+                    key = key_to(topic, message.key(), headers)
+                    value = value_to(topic, message.value(), headers)
+                    timestamp_type, timestamp = message.timestamp()
+                    append(
+                        SinkRecord(
+                            topic,
+                            partition,
+                            key.schema,
+                            key.value,
+                            value.schema,
+                            value.value,
+                            offset,
+                            timestamp if timestamp_type else None,
+                            timestamp_types[timestamp_type],
+                            headers,
+                            topic,
+                            partition,
+                            offset,
+                        )
+                    )
+                    index += 1
+            except Exception:
+                record = self._convert_one(messages[index])
+                if record is not None:
+                    append(record)
+                index += 1
+        return self._transform(records), offsets
+
+    @staticmethod
+    def _headers(topic: str, raw: Any, header_to: Callable[[str, str, bytes | None], Any]) -> tuple[Header, ...]:
+        items = raw.items() if isinstance(raw, Mapping) else raw
+        result = []
+        for key, value in items:
+            converted = header_to(topic, key, value.encode() if isinstance(value, str) else value)
+            result.append(Header(key, converted.value, converted.schema))
+        return tuple(result)
+
+    def _convert_one(self, message: KafkaMessage) -> SinkRecord | None:
+        errors = self.errors
+        topic = message.topic() or ""
+        raw_headers = message.headers()
+        headers: tuple[Header, ...] = ()
+        if raw_headers:
+            header_to = self.header_converter.to_connect_header
+            out = errors.execute(
+                Stage.HEADER_CONVERTER,
+                type(self.header_converter),
+                lambda: self._headers(topic, raw_headers, header_to),
+                consumed=message,
+            )
+            if out is SKIP:
+                return None
+            headers = out  # type: ignore[assignment]
+        key = errors.execute(
+            Stage.KEY_CONVERTER,
+            type(self.key_converter),
+            lambda: self.key_converter.to_connect_data(topic, message.key(), headers),
+            consumed=message,
+        )
+        if key is SKIP:
+            return None
+        value = errors.execute(
+            Stage.VALUE_CONVERTER,
+            type(self.value_converter),
+            lambda: self.value_converter.to_connect_data(topic, message.value(), headers),
+            consumed=message,
+        )
+        if value is SKIP:
+            return None
+        timestamp_type, timestamp = message.timestamp()
+        partition = message.partition() or 0
+        offset = message.offset() or 0
+        return SinkRecord(
+            topic,
+            partition,
+            key.schema,  # type: ignore[union-attr]
+            key.value,  # type: ignore[union-attr]
+            value.schema,  # type: ignore[union-attr]
+            value.value,  # type: ignore[union-attr]
+            offset,
+            timestamp if timestamp_type else None,
+            _TIMESTAMP_TYPES[timestamp_type],
+            headers,
+        )
+
+    def _transform(self, records: list[SinkRecord]) -> list[SinkRecord]:
+        transformer = self.transformer
+        if transformer is None or not records:
+            return records
+        try:
+            return transformer.apply_batch(records)
+        except Exception:
+            result = []
+            for record in records:
+                out = self.errors.execute(
+                    Stage.TRANSFORMATION,
+                    type(transformer),
+                    lambda record=record: transformer.apply_batch([record]),  # type: ignore[misc]
+                    consumed=self._message_for(record),
+                    record=record,
+                )
+                if out is not SKIP and out:
+                    result.append(out[0])  # type: ignore[index]
+            return result
+
+    # -- delivery -------------------------------------------------------------------------------
+
+    def _deliver(self, records: list[SinkRecord], offsets: dict[TopicPartition, int]) -> None:
+        try:
+            self.sink_task.put(records)
+        except RetriableError as exc:
+            log.warning("Sink task %s: put failed, redelivering the batch: %s", self.id, exc)
+            self._retry_batch = records
+            self._retry_offsets = offsets
+            # context.timeout applies once, as in Kafka Connect. Without one Kafka waits for the next
+            # commit (up to offset.flush.interval.ms); a short fixed back-off recovers sooner.
+            timeout_ms, self.context.timeout_ms = self.context.timeout_ms, -1
+            self._retry_at = self._clock() + (timeout_ms / 1000 if timeout_ms >= 0 else DEFAULT_RETRY_BACKOFF_S)
+            return
+        except Exception as exc:
+            raise ConnectError(f"Exiting WorkerSinkTask due to unrecoverable exception: {exc!r}") from exc
+        self.records_put += len(records)
+        if offsets:
+            self.current.update(offsets)
+        self._retry_batch = None
+        self._retry_offsets = {}
+
+    def _drop_retry_records(self, partitions: set[TopicPartition]) -> None:
+        if self._retry_batch is None:
+            return
+        self._retry_batch = [r for r in self._retry_batch if r.topic_partition not in partitions]
+        for partition in partitions:
+            self._retry_offsets.pop(partition, None)
+
+    # -- commits --------------------------------------------------------------------------------
+
+    def commit_offsets(self, *, closing: bool = False, partitions: set[TopicPartition] | None = None) -> bool:
+        """pre_commit and commit; only `partitions` if given. False if nothing could be committed."""
+        current = self.current if partitions is None else {p: o for p, o in self.current.items() if p in partitions}
+        if self.dead_letter_queue is not None:
+            try:
+                self.dead_letter_queue.flush(COMMIT_TIMEOUT_S)
+            except ConnectError:
+                log.exception("Sink task %s: not committing offsets: the dead letter queue is behind", self.id)
+                return False
+        try:
+            proposed = self.sink_task.pre_commit(dict(current))
+        except Exception:
+            log.exception("Sink task %s: pre_commit failed; rewinding to the last committed offsets", self.id)
+            if not closing:
+                self._rewind_to_committed(set(current))
+            return False
+        to_commit: dict[TopicPartition, int] = {}
+        assigned = self.consumer.assignment()
+        for partition, offset in proposed.items():
+            consumed = current.get(partition)
+            if partition not in assigned:
+                continue  # committing for another member's partition would move its position
+            if consumed is None or offset > consumed:
+                log.debug(
+                    "Sink task %s: ignoring pre_commit offset %s for %s (not consumed)", self.id, offset, partition
+                )
+                continue
+            if self.last_committed.get(partition) != offset:
+                to_commit[partition] = offset
+        if not to_commit:
+            return True
+        try:
+            self.consumer.commit(to_commit, COMMIT_TIMEOUT_S)
+        except ConnectError as exc:
+            log.warning("Sink task %s: offset commit failed: %s", self.id, exc)
+            return False
+        self.last_committed.update(to_commit)
+        self.commits += 1
+        return True
+
+    def _rewind_to_committed(self, partitions: set[TopicPartition]) -> None:
+        unknown = [p for p in partitions if p not in self.last_committed]
+        committed = dict(self.last_committed)
+        if unknown:
+            try:
+                committed.update(self.consumer.committed(unknown, COMMIT_TIMEOUT_S))
+            except ConnectError as exc:
+                log.warning("Sink task %s: could not read committed offsets to rewind: %s", self.id, exc)
+        assigned = self.consumer.assignment()
+        for partition in partitions:
+            offset = committed.get(partition)
+            if offset is None or partition not in assigned:
+                continue
+            self.consumer.seek(partition, offset)
+            self.current[partition] = offset
+        self._drop_retry_records(partitions)
+
+    # -- RebalanceListener (inside consume(), on this thread) -----------------------------------
+
+    def on_partitions_assigned(self, partitions: list[TopicPartition]) -> Mapping[TopicPartition, int]:
+        if self._partitions_closed:
+            return {}
+        log.info("Sink task %s: assigned %s", self.id, partitions)
+        self.sink_task.open(partitions)
+        requested = self.context.offsets
+        start = {p: requested.pop(p) for p in partitions if p in requested}
+        for partition in partitions:
+            # Until something is consumed, the position is the committed offset: nothing to commit.
+            self.current.pop(partition, None)
+            self.last_committed.pop(partition, None)
+        self.current.update(start)
+        return start
+
+    def on_partitions_revoked(self, partitions: list[TopicPartition]) -> None:
+        if self._partitions_closed:
+            return
+        log.info("Sink task %s: revoked %s", self.id, partitions)
+        revoked = set(partitions)
+        try:
+            if not self.failed:
+                self.commit_offsets(closing=True, partitions=revoked)
+        finally:
+            self.sink_task.close(partitions)
+            self._forget(revoked)
+
+    def on_partitions_lost(self, partitions: list[TopicPartition]) -> None:
+        if self._partitions_closed:
+            return
+        log.warning("Sink task %s: lost %s (no commit: they may belong to another task already)", self.id, partitions)
+        try:
+            self.sink_task.close(partitions)
+        finally:
+            self._forget(set(partitions))
+
+    def _forget(self, partitions: set[TopicPartition]) -> None:
+        for partition in partitions:
+            self.current.pop(partition, None)
+            self.last_committed.pop(partition, None)
+        self._drop_retry_records(partitions)
+
+    # -- errant records -------------------------------------------------------------------------
+
+    def _report_errant(self, record: SinkRecord, error: BaseException) -> Future[None]:
+        consumed = self._message_for(record) or self._reconverted(record)
+        self.errors.counters.total_record_failures += 1
+        futures = self.errors.report_failure(
+            Stage.TASK_PUT, type(self.sink_task), error, consumed=consumed, record=record
+        )
+        return all_of(futures)
+
+    def _message_for(self, record: SinkRecord) -> KafkaMessage | None:
+        if self._messages_by_position is None:
+            self._messages_by_position = {
+                (m.topic() or "", m.partition() or 0, m.offset() or 0): m for m in self._batch_messages
+            }
+        return self._messages_by_position.get(
+            (record.original_topic, record.original_kafka_partition, record.original_kafka_offset)
+        )
+
+    def _reconverted(self, record: SinkRecord) -> KafkaMessage:
+        # The record is from an earlier batch (the task buffered it): rebuild its bytes with the converters.
+        topic = record.original_topic
+        headers = [
+            (h.key, self.header_converter.from_connect_header(topic, h.key, h.schema, h.value)) for h in record.headers
+        ]
+        return RebuiltMessage(
+            topic,
+            record.original_kafka_partition,
+            record.original_kafka_offset,
+            self.key_converter.from_connect_data(topic, record.key_schema, record.key, record.headers),
+            self.value_converter.from_connect_data(topic, record.value_schema, record.value, record.headers),
+            headers,
+            record.timestamp,
+        )
+
+    def _topic_used(self, topic: str) -> None:
+        if topic in self._topics_seen:
+            return
+        self._topics_seen.add(topic)
+        if self._on_topic_used is not None:
+            self._on_topic_used(topic)

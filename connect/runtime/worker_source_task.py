@@ -1,0 +1,501 @@
+"""`WorkerSourceTask`: runs one SourceTask on its own thread and produces what it polls to Kafka.
+
+Loop (kafka-connect.md §5.1): paused → wait on the task's condition; `poll()` (RetriableError → poll
+again) → transformation chain on the batch → header/key/value converters → `producer.produce`. The
+same thread serves the producer's delivery reports (`poll(0)` after each batch, `flush` on commit,
+pause and stop), so acknowledgements, `SubmittedRecords` and `commit_record` need no lock.
+
+Acknowledgements (see `offsets.submitted`): by default the producer reports failed deliveries only
+(`delivery.report.only.error`), and every `offset.flush.interval.ms` the task thread flushes the
+producer; once it is empty, every batch sent before is complete unless a failure report marked it.
+Then the committable offsets (in order per source partition) go to the offset store, and
+`task.commit()` follows; once more on pause and stop. Tasks that override `commit_record` need to know
+which record was acknowledged: their producer reports every delivery to a per-record callback.
+
+Hot path: one `try` around a whole batch, methods bound to locals, one delivery callback object per
+batch (called for failures only), no per-record logging or metrics. A record that raises is redone
+alone through the `ErrorHandler` (retries, tolerance, error log).
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol
+
+from connect.api.context import RecordMetadata
+from connect.api.converter import Converter, HeaderConverter
+from connect.api.errors import ConnectError, RetriableError
+from connect.api.records import SourceRecord
+from connect.api.task import SourceTask
+from connect.runtime.error_handling import SKIP, ErrorHandler, Stage
+from connect.runtime.kafka_clients import ProducerLike
+from connect.runtime.offsets import OffsetStore, SubmittedBatch, SubmittedRecords
+from connect.runtime.offsets.reader import OffsetStorageReader
+from connect.runtime.states import ConnectorTaskId, TargetState
+from connect.runtime.status import StatusListener
+from connect.runtime.task_contexts import WorkerSourceTaskContext
+from connect.runtime.worker_task import WorkerTask
+
+log = logging.getLogger(__name__)
+
+# An empty poll serves delivery reports for this long, so a task that never blocks does not spin a core.
+IDLE_POLL_S = 0.01
+# How long produce waits for room when librdkafka's queue is full, per attempt.
+QUEUE_FULL_WAIT_S = 0.1
+
+
+class RecordTransformer(Protocol):
+    """The transformation chain as the task runners use it (connect.runtime.transforms)."""
+
+    def apply_batch(self, records: list[Any]) -> list[Any]: ...
+
+    def close(self) -> None: ...
+
+
+ProducedRecord = tuple[str, bytes | None, bytes | None, int, int, list[tuple[str, bytes | None]] | None]
+
+
+class WorkerSourceTask(WorkerTask):
+    @staticmethod
+    def needs_record_reports(task_class: type[SourceTask]) -> bool:
+        """Whether the producer must report successful deliveries too (else: failures only, faster)."""
+        return task_class.commit_record is not SourceTask.commit_record
+
+    def __init__(
+        self,
+        task_id: ConnectorTaskId,
+        task: SourceTask,
+        task_config: Mapping[str, str],
+        status: StatusListener,
+        target_state: TargetState,
+        *,
+        producer: ProducerLike,
+        key_converter: Converter,
+        value_converter: Converter,
+        header_converter: HeaderConverter,
+        transformer: RecordTransformer | None,
+        error_handler: ErrorHandler,
+        offset_store: OffsetStore,
+        offset_flush_interval_ms: int,
+        offset_flush_timeout_ms: int,
+        on_topic_used: Callable[[str], None] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        super().__init__(task_id, task, task_config, status, target_state)
+        self.source_task = task
+        self.producer = producer
+        self.key_converter = key_converter
+        self.value_converter = value_converter
+        self.header_converter = header_converter
+        self.transformer = transformer
+        self.errors = error_handler
+        error_handler.stop_on(self.stop_event)
+        self.offset_store = offset_store
+        self.offset_reader = OffsetStorageReader(task_id.connector, offset_store)
+        self.submitted = SubmittedRecords(task_id.connector)
+        self.flush_interval_s = offset_flush_interval_ms / 1000
+        self.flush_timeout_s = offset_flush_timeout_ms / 1000
+        self._on_topic_used = on_topic_used
+        self._topics_seen: set[str] = set()
+        self._clock = clock
+        self._unflushed: dict[bytes, bytes | None] = {}
+        self._delivery_errors: list[tuple[Any, Any]] = []
+        self._per_record_callbacks = self.needs_record_reports(type(task))
+        # task.stop() is called from the stopping thread (to unblock poll), but only once and only after start.
+        self._stop_lock = threading.Lock()
+        self._task_started = False
+        self._task_stopped = False
+        self.records_polled = 0
+        self.records_sent = 0
+        self.offset_commits = 0
+
+    # -- lifecycle ------------------------------------------------------------------------------
+
+    def initialize_and_start(self) -> None:
+        context = WorkerSourceTaskContext(self.task_config, self.offset_reader)
+        self.source_task.initialize(context)
+        self.source_task.start(self.task_config)
+        with self._stop_lock:
+            self._task_started = True
+        log.info("Source task %s started", self.id)
+
+    def on_stop_requested(self) -> None:
+        self._stop_task()
+
+    def _stop_task(self) -> None:
+        with self._stop_lock:
+            if not self._task_started or self._task_stopped:
+                return
+            self._task_stopped = True
+        try:
+            self.source_task.stop()
+        except Exception:
+            log.exception("Source task %s: stop() failed", self.id)
+
+    def close(self, started: bool) -> None:
+        self._stop_task()
+        try:
+            # Safe even after a failure: a batch with a failed record never completes, so nothing at or
+            # after it in its source partitions becomes committable.
+            self.commit_offsets(final=True, raise_fatal=False)
+        finally:
+            for closeable in (self.transformer, self.key_converter, self.value_converter, self.header_converter):
+                if closeable is not None:
+                    try:
+                        closeable.close()
+                    except Exception:
+                        log.exception("Source task %s: closing %r failed", self.id, closeable)
+            self.errors.close()
+
+    # -- the loop -------------------------------------------------------------------------------
+
+    def execute(self) -> None:
+        poll = self.source_task.poll
+        producer_poll = self.producer.poll
+        send = self.send_batch
+        clock = self._clock
+        next_flush = clock() + self.flush_interval_s
+        while not self.stopping:
+            if self.target_state is not TargetState.STARTED:
+                self._pause()
+                continue
+            try:
+                records = poll()
+            except RetriableError as exc:
+                log.warning("Source task %s: poll failed, polling again: %s", self.id, exc)
+                records = None
+            if records:
+                self.records_polled += len(records)
+                send(records)
+                producer_poll(0)
+            elif not self.stopping:
+                producer_poll(IDLE_POLL_S)
+            if self._delivery_errors:
+                self._collect_delivery_errors(raise_fatal=True)
+            if clock() >= next_flush:
+                self.commit_offsets()
+                next_flush = clock() + self.flush_interval_s
+
+    def _pause(self) -> None:
+        # Make what was sent durable before idling: acks, then offsets.
+        self.commit_offsets(final=True)
+        self.status.on_task_pause(self.id)
+        if self.await_unpaused():
+            self.status.on_task_resume(self.id)
+
+    # -- sending --------------------------------------------------------------------------------
+
+    def send_batch(self, polled: Sequence[SourceRecord]) -> None:
+        """Transform, convert and produce one poll batch (public for tests and benchmarks)."""
+        if self._per_record_callbacks:
+            self._send_with_record_callbacks(polled)
+            return
+        records = self._transform_batch(polled)
+        batch = self.submitted.submit(polled, len(records))
+        if records:
+            self._produce(records, batch, self._batch_callback(batch))
+
+    def _transform_batch(self, polled: Sequence[SourceRecord]) -> list[SourceRecord]:
+        transformer = self.transformer
+        if transformer is None:
+            return polled if isinstance(polled, list) else list(polled)
+        try:
+            return transformer.apply_batch(list(polled))
+        except Exception:
+            # Redo record by record to find the one(s) that fail and apply the error policy to them.
+            result = []
+            for record in polled:
+                transformed = self._transform_one(record)
+                if transformed is not None:
+                    result.append(transformed)
+            return result
+
+    def _transform_one(self, record: SourceRecord) -> SourceRecord | None:
+        transformer = self.transformer
+        if transformer is None:
+            return record
+        out = self.errors.execute(
+            Stage.TRANSFORMATION, type(transformer), lambda: transformer.apply_batch([record]), record=record
+        )
+        if out is SKIP or not out:
+            return None
+        return out[0]  # type: ignore[index,no-any-return]
+
+    def _produce(self, records: list[SourceRecord], batch: SubmittedBatch, on_delivery: Callable[..., None]) -> None:
+        produce = self.producer.produce
+        key_from = self.key_converter.from_connect_data
+        value_from = self.value_converter.from_connect_data
+        header_from = self.header_converter.from_connect_header
+        seen = self._topics_seen
+        last_topic = None
+        index = 0
+        count = len(records)
+        while index < count:
+            try:
+                while index < count:
+                    record = records[index]
+                    topic = record.topic
+                    if topic is not last_topic:
+                        last_topic = topic
+                        if topic not in seen:
+                            self._topic_used(topic)
+                    headers = record.headers
+                    kafka_headers = (
+                        [(h.key, header_from(topic, h.key, h.schema, h.value)) for h in headers] if headers else None
+                    )
+                    key = record.key
+                    key_schema = record.key_schema
+                    # Converters map (None, None) to None (Kafka's JsonConverter does too): skip the call.
+                    key_bytes = (
+                        None if key is None and key_schema is None else key_from(topic, key_schema, key, headers)
+                    )
+                    value = record.value
+                    value_schema = record.value_schema
+                    value_bytes = (
+                        None
+                        if value is None and value_schema is None
+                        else value_from(topic, value_schema, value, headers)
+                    )
+                    partition = record.kafka_partition
+                    timestamp = record.timestamp
+                    try:
+                        # All positional (topic, value, key, partition, callback, on_delivery, timestamp,
+                        # headers): measured 15-40% faster than keywords in this loop.
+                        produce(
+                            topic,
+                            value_bytes,
+                            key_bytes,
+                            -1 if partition is None else partition,
+                            on_delivery,
+                            None,
+                            0 if timestamp is None else timestamp,
+                            kafka_headers,
+                        )
+                    except BufferError:
+                        self._produce_when_room(
+                            (topic, value_bytes, key_bytes, partition, timestamp, kafka_headers), on_delivery
+                        )
+                    index += 1
+            except Exception:
+                # Only the failing record takes the slow path; the loop resumes after it.
+                self._send_one_carefully(records[index], batch, on_delivery)
+                index += 1
+        self.records_sent += count
+
+    def _produce_when_room(self, produced: tuple[Any, ...], on_delivery: Callable[..., None]) -> None:
+        topic, value_bytes, key_bytes, partition, timestamp, headers = produced
+        while True:
+            # Serving delivery reports frees room in librdkafka's queue.
+            self.producer.poll(QUEUE_FULL_WAIT_S)
+            if self._delivery_errors:
+                self._collect_delivery_errors(raise_fatal=True)
+            try:
+                self.producer.produce(
+                    topic,
+                    value_bytes,
+                    key_bytes,
+                    -1 if partition is None else partition,
+                    on_delivery=on_delivery,
+                    timestamp=0 if timestamp is None else timestamp,
+                    headers=headers,
+                )
+                return
+            except BufferError:
+                # Kafka Connect blocks here too (max.block.ms is infinite): a stop that cannot wait
+                # this out ends with the task cancelled after task.shutdown.graceful.timeout.ms.
+                continue
+
+    def _send_one_carefully(
+        self, record: SourceRecord, batch: SubmittedBatch, on_delivery: Callable[..., None]
+    ) -> bool:
+        """Convert and produce one record under the error policy; False (and acked) if it was skipped."""
+        converted = self._convert_one(record)
+        if converted is None:
+            batch.ack()
+            return False
+        topic, value_bytes, key_bytes, partition, timestamp, headers = converted
+        self._topic_used(topic)
+        produced = (topic, value_bytes, key_bytes, partition, timestamp, headers)
+        result = self.errors.execute(
+            Stage.KAFKA_PRODUCE,
+            type(self.producer),
+            lambda: self._produce_blocking(produced, on_delivery),
+            record=record,
+        )
+        if result is SKIP:
+            batch.ack()
+            return False
+        return True
+
+    def _produce_blocking(self, produced: tuple[Any, ...], on_delivery: Callable[..., None]) -> None:
+        topic, value_bytes, key_bytes, partition, timestamp, headers = produced
+        try:
+            self.producer.produce(
+                topic,
+                value_bytes,
+                key_bytes,
+                partition,
+                on_delivery=on_delivery,
+                timestamp=timestamp,
+                headers=headers,
+            )
+        except BufferError:
+            self._produce_when_room(produced, on_delivery)
+
+    def _convert_one(self, record: SourceRecord) -> ProducedRecord | None:
+        errors = self.errors
+        topic = record.topic
+        headers: list[tuple[str, bytes | None]] | None = None
+        if record.headers:
+            converter = self.header_converter
+            out = errors.execute(
+                Stage.HEADER_CONVERTER,
+                type(converter),
+                lambda: [
+                    (h.key, converter.from_connect_header(topic, h.key, h.schema, h.value)) for h in record.headers
+                ],
+                record=record,
+            )
+            if out is SKIP:
+                return None
+            headers = out  # type: ignore[assignment]
+        key = errors.execute(
+            Stage.KEY_CONVERTER,
+            type(self.key_converter),
+            lambda: self.key_converter.from_connect_data(topic, record.key_schema, record.key, record.headers),
+            record=record,
+        )
+        if key is SKIP:
+            return None
+        value = errors.execute(
+            Stage.VALUE_CONVERTER,
+            type(self.value_converter),
+            lambda: self.value_converter.from_connect_data(topic, record.value_schema, record.value, record.headers),
+            record=record,
+        )
+        if value is SKIP:
+            return None
+        partition = -1 if record.kafka_partition is None else record.kafka_partition
+        timestamp = 0 if record.timestamp is None else record.timestamp
+        return topic, value, key, partition, timestamp, headers  # type: ignore[return-value]
+
+    def _send_with_record_callbacks(self, polled: Sequence[SourceRecord]) -> None:
+        # The slow path for tasks that override commit_record: they get the record as polled (before
+        # transforms, as in Kafka Connect), so each record is transformed and produced on its own.
+        batch = self.submitted.submit(polled, len(polled))
+        for record in polled:
+            transformed = self._transform_one(record)
+            if transformed is None:
+                batch.ack()
+                self._commit_record(record, None)
+                continue
+            callback = functools.partial(self._record_delivered, batch, record)
+            if not self._send_one_carefully(transformed, batch, callback):
+                self._commit_record(record, None)
+        self.records_sent += len(polled)
+
+    # -- acknowledgements -----------------------------------------------------------------------
+
+    def _batch_callback(self, batch: SubmittedBatch) -> Callable[[Any, Any], None]:
+        errors = self._delivery_errors
+        tolerate = self.errors.tolerates_all
+
+        def on_delivery(error: Any, message: Any) -> None:
+            # With error-only reports this runs for failures alone; `acknowledge_all` completes the rest.
+            if error is not None:
+                errors.append((error, message))
+                if not tolerate:
+                    batch.failed = True  # never completes, so its offsets are never committed
+                    return
+            batch.outstanding -= 1
+
+        return on_delivery
+
+    def _record_delivered(self, batch: SubmittedBatch, record: SourceRecord, error: Any, message: Any) -> None:
+        if error is not None:
+            self._delivery_errors.append((error, message))
+            if not self.errors.tolerates_all:
+                batch.failed = True
+                return
+            metadata = None
+        else:
+            metadata = RecordMetadata(message.topic(), message.partition(), message.offset(), message.timestamp()[1])
+        batch.outstanding -= 1
+        self._commit_record(record, metadata)
+
+    def _commit_record(self, record: SourceRecord, metadata: RecordMetadata | None) -> None:
+        try:
+            self.source_task.commit_record(record, metadata)
+        except Exception:
+            log.exception("Source task %s: commit_record() failed (ignored)", self.id)
+
+    def _collect_delivery_errors(self, *, raise_fatal: bool) -> None:
+        failures, self._delivery_errors[:] = list(self._delivery_errors), []
+        for error, message in failures:
+            cause = ConnectError(f"Kafka did not accept a record for topic {message.topic()}: {error}")
+            if self.errors.tolerates_all:
+                self.errors.failed(Stage.KAFKA_PRODUCE, type(self.producer), cause)
+            elif raise_fatal:
+                raise ConnectError(f"Unrecoverable exception from producer send callback: {error}") from cause
+            else:
+                log.error("Source task %s: %s", self.id, cause)
+
+    # -- offsets --------------------------------------------------------------------------------
+
+    def commit_offsets(self, *, final: bool = False, raise_fatal: bool = True) -> bool:
+        """Store the offsets of what Kafka acknowledged so far, then `task.commit()`.
+
+        Error-only delivery reports: flush the producer, waiting on (while running and started) until
+        it is empty, since only then are the batches known to be complete. Per-record reports: only
+        serve pending reports, unless `final` (pause, stop), which flushes within the timeout.
+        False if the offset store failed (what it did not take is retried next time).
+        """
+        producer = self.producer
+        if self._per_record_callbacks:
+            if final:
+                producer.flush(self.flush_timeout_s)
+            else:
+                producer.poll(0)
+            self._collect_delivery_errors(raise_fatal=raise_fatal)
+        else:
+            remaining = producer.flush(self.flush_timeout_s)
+            if remaining and not final and not self.stopping:
+                log.warning("Source task %s: waiting for Kafka to acknowledge %d records", self.id, remaining)
+                # Nearly free when Kafka is the bottleneck (it keeps ingesting what is queued), and giving
+                # up would leave offsets uncommitted for as long as the backlog lasts.
+                while remaining and not self.stopping and self.target_state is TargetState.STARTED:
+                    self._collect_delivery_errors(raise_fatal=raise_fatal)
+                    remaining = producer.flush(self.flush_timeout_s)
+            self._collect_delivery_errors(raise_fatal=raise_fatal)
+            if remaining == 0:
+                self.submitted.acknowledge_all()
+            else:
+                log.warning("Source task %s: %d records not acknowledged yet; their offsets wait", self.id, remaining)
+        pending = self._unflushed
+        pending.update(self.submitted.committable())
+        if pending:
+            try:
+                self.offset_store.set(pending)
+                self.offset_store.flush(self.flush_timeout_s)
+            except Exception:
+                log.exception("Source task %s: failed to flush offsets to the offset store", self.id)
+                return False
+            self._unflushed = {}
+            self.offset_commits += 1
+            log.debug("Source task %s: committed offsets of %d source partitions", self.id, len(pending))
+        try:
+            self.source_task.commit()
+        except Exception:
+            log.exception("Source task %s: commit() failed (ignored)", self.id)
+        return True
+
+    def _topic_used(self, topic: str) -> None:
+        if topic in self._topics_seen:
+            return
+        self._topics_seen.add(topic)
+        if self._on_topic_used is not None:
+            self._on_topic_used(topic)

@@ -1,0 +1,167 @@
+"""`WorkerTask`: the part of running a task that sources and sinks share.
+
+Each task runs on its own thread (`task-<connector>-<n>`): initialize and start the plug-in, report
+RUNNING, run the subclass's `execute` loop until stopped, close, report UNASSIGNED, or FAILED with the
+Python traceback if anything escaped (the other tasks keep running; nothing restarts a failed task
+except a user). `transition_to` (pause/resume) and `stop` are called from the herder's thread and only
+signal the task thread through a condition variable; the loop decides when to act on them.
+
+`CURRENT_CONTEXT` carries `<connector>|task-<n>` (or just the connector name) for log records: entry
+points may add `ConnectorContextFilter` to a handler and show `%(connector_context)s`.
+"""
+
+from __future__ import annotations
+
+import abc
+import contextvars
+import logging
+import threading
+import traceback
+from collections.abc import Mapping
+
+from connect.api.task import Task
+from connect.runtime.states import ConnectorTaskId, TargetState
+from connect.runtime.status import StatusListener
+
+log = logging.getLogger(__name__)
+
+CURRENT_CONTEXT: contextvars.ContextVar[str] = contextvars.ContextVar("kconnect_connector_context", default="")
+
+
+class ConnectorContextFilter(logging.Filter):
+    """Adds `connector_context` (e.g. `my-sink|task-0`, empty outside tasks) to every log record."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.connector_context = CURRENT_CONTEXT.get()
+        return True
+
+
+class WorkerTask(abc.ABC):
+    def __init__(
+        self,
+        task_id: ConnectorTaskId,
+        task: Task,
+        task_config: Mapping[str, str],
+        status: StatusListener,
+        target_state: TargetState,
+    ) -> None:
+        self.id = task_id
+        self.task = task
+        self.task_config = dict(task_config)
+        self.status = status
+        self._target = target_state
+        self._condition = threading.Condition()
+        self._stopping = False
+        self.stop_event = threading.Event()
+        self._cancelled = False
+        self._failed = False
+        self._done = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    # -- called from other threads --------------------------------------------------------------
+
+    def start_thread(self) -> None:
+        self._thread = threading.Thread(target=self._run, name=f"task-{self.id}", daemon=True)
+        self._thread.start()
+
+    def transition_to(self, target: TargetState) -> None:
+        with self._condition:
+            self._target = target
+            self._condition.notify_all()
+        self.on_target_change(target)
+
+    def stop(self) -> None:
+        """Ask the task to stop; returns at once (use `await_stop`)."""
+        with self._condition:
+            self._stopping = True
+            self._condition.notify_all()
+        self.stop_event.set()
+        self.on_stop_requested()
+
+    def await_stop(self, timeout: float) -> bool:
+        return self._done.wait(timeout)
+
+    def cancel(self) -> None:
+        """Give up on a task that did not stop in time: it may run on, but it reports nothing more."""
+        self._cancelled = True
+
+    @property
+    def is_running(self) -> bool:
+        return self._thread is not None and not self._done.is_set() and not self._failed
+
+    @property
+    def failed(self) -> bool:
+        return self._failed
+
+    @property
+    def target_state(self) -> TargetState:
+        return self._target
+
+    @property
+    def stopping(self) -> bool:
+        return self._stopping
+
+    # -- the task thread ------------------------------------------------------------------------
+
+    def _run(self) -> None:
+        CURRENT_CONTEXT.set(f"{self.id.connector}|task-{self.id.task}")
+        started = False
+        try:
+            self.initialize_and_start()
+            started = True
+            if not self._stopping and not self._cancelled:
+                self.status.on_task_startup(self.id)
+            self.execute()
+        except BaseException as exc:
+            self._failed = True
+            trace = traceback.format_exc()
+            if not self._cancelled:
+                log.error("Task %s threw an uncaught and unrecoverable exception. %s", self.id, _kafka_text(exc))
+                log.debug("Task %s failure trace:\n%s", self.id, trace)
+                self.status.on_task_failure(self.id, trace)
+        finally:
+            try:
+                self.close(started)
+            except Exception:
+                log.exception("Task %s: error while closing", self.id)
+            if not self._failed and not self._cancelled:
+                self.status.on_task_shutdown(self.id)
+            self._done.set()
+
+    def await_unpaused(self) -> bool:
+        """Block while the target state is not STARTED; False if the task is stopping instead."""
+        with self._condition:
+            while self._target is not TargetState.STARTED and not self._stopping:
+                self._condition.wait()
+            return not self._stopping
+
+    def wait_for_change(self, timeout: float) -> None:
+        """Sleep up to `timeout` seconds, waking early on stop or a target state change."""
+        with self._condition:
+            if not self._stopping:
+                self._condition.wait(timeout)
+
+    # -- for subclasses -------------------------------------------------------------------------
+
+    @abc.abstractmethod
+    def initialize_and_start(self) -> None:
+        """`task.initialize(context)` and `task.start(config)`, plus the runner's own setup."""
+
+    @abc.abstractmethod
+    def execute(self) -> None:
+        """The loop; returns when `stopping` is set."""
+
+    @abc.abstractmethod
+    def close(self, started: bool) -> None:
+        """Release everything (and call `task.stop()` where the task thread does that)."""
+
+    def on_target_change(self, target: TargetState) -> None:
+        """Hook on the caller's thread after a transition (e.g. to wake a blocked call)."""
+
+    def on_stop_requested(self) -> None:
+        """Hook on the caller's thread after `stop()`."""
+
+
+def _kafka_text(exc: BaseException) -> str:
+    # Kafka's status trace is the Java stack trace; the log line names the cause the same way it does.
+    return "Task is being killed and will not recover until manually restarted. " + f"{type(exc).__name__}: {exc}"

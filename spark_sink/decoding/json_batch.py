@@ -1,0 +1,147 @@
+"""JSON object payloads to Arrow in bulk: the sink's hot path for ByteArrayConverter values.
+
+A batch is newline-joined and parsed by `pyarrow.json` in one call with the open file's schema
+(no per-record Python objects). Fields the schema lacks are inferred alongside; a batch whose
+values do not fit the schema (a type changed) is split in halves until the records that fit are
+separated from those that start a new schema, so a schema change costs O(log n) parses, once.
+
+Inferred schemas are normalised for Spark and for stability: columns that are null in every record
+(type `null`, or lists of nothing) are left out until a value appears, and timestamps that pyarrow
+guessed from strings stay strings. Pure functions, any thread.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Sequence
+
+import orjson
+import pyarrow as pa
+import pyarrow.json as pj
+
+from connect.api import DataError
+
+_BLOCK_SIZE = 1 << 24
+
+
+def parse_json_objects(payloads: Sequence[bytes], schema: pa.Schema | None) -> list[tuple[pa.Table, int]]:
+    """Tables covering `payloads` in order, each with the row count it covers.
+
+    The first table uses `schema` (extended by any new fields) when the records fit it; every later
+    table starts where the records stopped fitting the schema before it. DataError for invalid JSON.
+    """
+    if not payloads:
+        return []
+    joined = b"\n".join(payloads)
+    if joined.count(b"\n") != len(payloads) - 1:
+        payloads = _compact(payloads)  # pretty-printed values: one line each (rare, per record)
+        joined = b"\n".join(payloads)
+    try:
+        table = _read(joined, len(payloads), schema)
+    except pa.ArrowException:
+        return _parse_range(payloads, 0, len(payloads), schema)
+    return _settle(payloads, table, schema)
+
+
+def _compact(payloads: Sequence[bytes]) -> list[bytes]:
+    compact: list[bytes] = []
+    for i, p in enumerate(payloads):
+        try:
+            compact.append(orjson.dumps(orjson.loads(p)))
+        except orjson.JSONDecodeError as exc:
+            raise DataError(f"Value {i} of the batch is not valid JSON: {exc}") from None
+    return compact
+
+
+def _read(data: bytes, rows: int, schema: pa.Schema | None) -> pa.Table:
+    options = pj.ReadOptions(block_size=max(_BLOCK_SIZE, len(data) + 1), use_threads=True)
+    parse = (
+        pj.ParseOptions(explicit_schema=schema, unexpected_field_behavior="infer")
+        if schema is not None
+        else pj.ParseOptions()
+    )
+    table = pj.read_json(io.BytesIO(data), read_options=options, parse_options=parse)
+    if table.num_rows != rows:
+        raise pa.ArrowInvalid(f"{rows} values gave {table.num_rows} rows: a value is not one JSON object")
+    return table
+
+
+def _parse_range(payloads: Sequence[bytes], lo: int, hi: int, schema: pa.Schema | None) -> list[tuple[pa.Table, int]]:
+    part = payloads[lo:hi]
+    try:
+        table = _read(b"\n".join(part), hi - lo, schema)
+    except pa.ArrowException:
+        if hi - lo > 1:
+            mid = (lo + hi) // 2
+            left = _parse_range(payloads, lo, mid, schema)
+            right = _parse_range(payloads, mid, hi, left[-1][0].schema)
+            return _merge(left + right)
+        if schema is None:
+            raise DataError(_describe_invalid(payloads[lo])) from None
+        return _parse_range(payloads, lo, hi, None)
+    return _settle(part, table, schema)
+
+
+def _settle(payloads: Sequence[bytes], table: pa.Table, schema: pa.Schema | None) -> list[tuple[pa.Table, int]]:
+    rows = len(payloads)
+    if schema is not None and table.schema.equals(schema):
+        return [(table, rows)]
+    normal = normalize_schema(table.schema)
+    if schema is not None and normal.equals(schema):
+        return [(table.select(schema.names), rows)]
+    if normal.equals(table.schema):
+        return [(table, rows)]
+    # Inference guessed types we do not keep (null columns, timestamps): read again with the normal schema.
+    return [(_reread(payloads, normal), rows)]
+
+
+def _reread(payloads: Sequence[bytes], schema: pa.Schema) -> pa.Table:
+    data = b"\n".join(payloads)
+    options = pj.ReadOptions(block_size=max(_BLOCK_SIZE, len(data) + 1))
+    parse = pj.ParseOptions(explicit_schema=schema, unexpected_field_behavior="ignore")
+    return pj.read_json(io.BytesIO(data), read_options=options, parse_options=parse)
+
+
+def _merge(parts: list[tuple[pa.Table, int]]) -> list[tuple[pa.Table, int]]:
+    merged: list[tuple[pa.Table, int]] = []
+    for table, rows in parts:
+        if merged and merged[-1][0].schema.equals(table.schema):
+            previous, previous_rows = merged[-1]
+            merged[-1] = (pa.concat_tables([previous, table]), previous_rows + rows)
+        else:
+            merged.append((table, rows))
+    return merged
+
+
+def _describe_invalid(payload: bytes) -> str:
+    try:
+        value = orjson.loads(payload)
+    except orjson.JSONDecodeError as exc:
+        return f"Value is not valid JSON: {exc}"
+    return f"Value is JSON but not an object ({type(value).__name__}); set value.format or use Struct values"
+
+
+def normalize_schema(schema: pa.Schema) -> pa.Schema:
+    fields = [f for f in (_normal_field(f) for f in schema) if f is not None]
+    return pa.schema(fields)
+
+
+def _normal_field(field: pa.Field) -> pa.Field | None:
+    kind = _normal_type(field.type)
+    if kind is None:
+        return None
+    return field if kind.equals(field.type) else pa.field(field.name, kind, nullable=True)
+
+
+def _normal_type(kind: pa.DataType) -> pa.DataType | None:
+    if pa.types.is_null(kind):
+        return None
+    if pa.types.is_timestamp(kind):
+        return pa.string()
+    if pa.types.is_struct(kind):
+        children = [f for f in (_normal_field(kind.field(i)) for i in range(kind.num_fields)) if f is not None]
+        return pa.struct(children) if children else None
+    if pa.types.is_list(kind):
+        item = _normal_type(kind.value_type)
+        return pa.list_(item) if item is not None else None
+    return kind

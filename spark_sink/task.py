@@ -1,0 +1,274 @@
+"""SparkParquetSinkTask: buffers records per topic partition and hands closed files to its writer thread.
+
+Lifecycle (all on the task thread, as the runtime calls it): `start` parses settings and starts the
+writer thread (Spark itself starts lazily on the first flush). `open` recovers each assigned
+partition from its manifests and rewinds the consumer to the first unpublished offset. `put` decodes
+and buffers, closes files as rotation says and submits them to the writer without waiting.
+`pre_commit` returns the published offsets only (what the manifests cover), so Kafka's group
+offsets trail the files and are for monitoring. `close` forgets revoked partitions: their buffered
+records are dropped and re-read by the next owner. `stop` ends the writer and releases Spark.
+Wall-clock rotations and back-pressure are evaluated on every `put`/`pre_commit`; the writer thread
+asks for a commit when one is due, so they happen without new records too.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import uuid
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any
+
+from connect.api import ConnectError, SinkRecord, SinkTask, TopicPartition
+from spark_sink.buffers import ClosedBatch, PartitionBuffer
+from spark_sink.commit import CommitSettings, EpochCommitter, EpochOutcome
+from spark_sink.config import SinkSettings
+from spark_sink.faults import FaultInjector, no_faults
+from spark_sink.intake import PartitionState, RecordIntake
+from spark_sink.ledger import Ledgers
+from spark_sink.partitioners import load_partitioner, load_timestamp_extractor
+from spark_sink.recovery import recover_partition
+from spark_sink.rotation import BackPressure, early_flushes
+from spark_sink.session import SESSIONS, SessionLease
+from spark_sink.staging import sweep_staging
+from spark_sink.storage import Storage
+from spark_sink.storage.hadoop import HadoopStorage
+from spark_sink.storage.local import LocalStorage
+from spark_sink.timezones import LocalClock, resolve
+from spark_sink.version import sink_version
+from spark_sink.writer import WriterThread
+
+log = logging.getLogger(__name__)
+
+STOP_TIMEOUT_S = 30.0
+
+
+class SparkParquetSinkTask(SinkTask):
+    def __init__(self) -> None:
+        self.fault_injector: FaultInjector = no_faults
+        """Called after each commit step (see `spark_sink.faults`); tests raise from it to simulate crashes."""
+        self._settings: SinkSettings | None = None
+        self._states: dict[TopicPartition, PartitionState] = {}
+        self._ledgers = Ledgers()
+        self._lease: SessionLease | None = None
+        self._storage: Storage | None = None
+        self._spark_lock = threading.Lock()
+        self._writer: WriterThread | None = None
+        self._intake: RecordIntake | None = None
+        self._backpressure = BackPressure(1)
+        self.writer_id = uuid.uuid4().hex[:12]
+
+    def version(self) -> str:
+        return sink_version()
+
+    # -- lifecycle -------------------------------------------------------------------------------
+
+    def start(self, props: Mapping[str, str]) -> None:
+        settings = SinkSettings.from_props(props)
+        self._settings = settings
+        config = settings.raw
+        extractor = load_timestamp_extractor(config) if settings.rotate_interval_ms > 0 else None
+        clock = LocalClock(resolve(settings.timezone) if settings.timezone else resolve("UTC"))
+        self._intake = RecordIntake(settings, load_partitioner(config), extractor, clock)
+        self._backpressure = BackPressure(settings.flush_max_bytes)
+        committer = EpochCommitter(
+            CommitSettings(settings.topics_dir, settings.codec, settings.parquet_block_size, self.writer_id),
+            self._ledgers,
+            self._require_storage,
+            self._require_spark,
+            lambda: self.fault_injector,
+        )
+        self._writer = WriterThread(
+            f"spark-sink-writer-{self.writer_id}", committer, self._request_commit, self._cancel_jobs
+        )
+        log.info("Spark Parquet sink task %s writes to %s", self.writer_id, settings.root)
+
+    def open(self, partitions: Collection[TopicPartition]) -> None:
+        storage = self._require_storage()
+        for tp in partitions:
+            self._recover(tp, storage)
+        try:
+            sweep_staging(storage, int(time.time() * 1000))
+        except Exception:
+            log.warning("Could not clean up staging under %s", storage.root, exc_info=True)
+        self._end_call()
+
+    def put(self, records: Sequence[SinkRecord]) -> None:
+        writer = self._require_writer()
+        self._absorb_outcomes(writer)
+        intake = self._require_intake()
+        now = int(time.time() * 1000)
+        for tp, group in _by_partition(records):
+            state = self._states.get(tp) or self._recover(tp, self._require_storage())
+            intake.add(state, group, now)
+        self._after_call(writer, now)
+
+    def pre_commit(self, offsets: Mapping[TopicPartition, int]) -> Mapping[TopicPartition, int]:
+        writer = self._require_writer()
+        self._absorb_outcomes(writer)
+        self._after_call(writer, int(time.time() * 1000))
+        return {tp: end + 1 for tp, end in self._ledgers.published().items()}
+
+    def close(self, partitions: Collection[TopicPartition]) -> None:
+        for tp in partitions:
+            self._ledgers.remove(tp)  # from here on the writer cannot commit for tp
+            self._states.pop(tp, None)
+        self._backpressure.paused -= set(partitions)
+
+    def stop(self) -> None:
+        if self._writer is not None:
+            self._writer.stop(STOP_TIMEOUT_S)
+            self._writer = None
+        self._ledgers.clear()
+        self._states.clear()
+        with self._spark_lock:
+            if self._lease is not None:
+                self._lease.release()
+                self._lease = None
+
+    # -- for tests and benchmarks ----------------------------------------------------------------
+
+    def wait_until_written(self, timeout_s: float) -> bool:
+        """Blocks until every closed file is written and committed (or failed); True when all went well."""
+        return self._require_writer().wait_idle(timeout_s)
+
+    @property
+    def settings(self) -> SinkSettings:
+        if self._settings is None:
+            raise ConnectError("The task was not started")
+        return self._settings
+
+    # -- internals -------------------------------------------------------------------------------
+
+    def _recover(self, tp: TopicPartition, storage: Storage) -> PartitionState:
+        recovered = recover_partition(storage, tp)
+        ledger = self._ledgers.install(tp, recovered.next_seq, recovered.published_end)
+        state = PartitionState(tp, PartitionBuffer(tp, ledger.generation))
+        if recovered.published_end is not None:
+            state.next_expected = recovered.published_end + 1
+            state.rewinding = True
+            self.context.offset({tp: recovered.published_end + 1})
+        self._states[tp] = state
+        log.debug("%s resumes at %s (next commit %d)", tp, state.next_expected, recovered.next_seq)
+        return state
+
+    def _absorb_outcomes(self, writer: WriterThread) -> None:
+        if writer.error is not None:
+            raise ConnectError(f"The Spark sink's writer failed: {writer.error}") from writer.error
+        for outcome in writer.take_outcomes():
+            self._absorb(outcome)
+
+    def _absorb(self, outcome: EpochOutcome) -> None:
+        if outcome.epoch_id:
+            log.debug(
+                "Epoch %s: %d rows, %d files, %d partitions committed, Spark %.3f s, publish %.3f s",
+                outcome.epoch_id, outcome.rows, outcome.files, len(outcome.committed),
+                outcome.spark_seconds, outcome.publish_seconds,
+            )  # fmt: skip
+        for tp, generation in outcome.fenced.items():
+            ledger = self._ledgers.get(tp)
+            if ledger is not None and ledger.generation == generation:
+                log.warning("%s: another writer committed ahead of this task; recovering from its manifests", tp)
+                self._recover(tp, self._require_storage())
+
+    def _after_call(self, writer: WriterThread, now_ms: int) -> None:
+        """Rotations by time and memory, hand-off to the writer, back-pressure, the next timer."""
+        settings = self.settings
+        closed: list[ClosedBatch] = []
+        for state in self._states.values():
+            closed.extend(state.closed)
+            state.closed.clear()
+            reason = self._time_rotation(state.buffer, now_ms)
+            if reason is not None:
+                closed.append(state.buffer.close(reason))
+        sizes = {tp: s.buffer.nbytes for tp, s in self._states.items()}
+        for tp in early_flushes(sizes, settings.flush_max_bytes):
+            closed.append(self._states[tp].buffer.close("flush.max.bytes"))
+        writer.submit(closed)
+        buffered = sum(s.buffer.nbytes for s in self._states.values())
+        to_pause, to_resume = self._backpressure.decide(buffered + writer.pending_bytes, set(self._states))
+        if to_pause:
+            log.info("Pausing %d partition(s): %d bytes buffered or unwritten", len(to_pause), buffered)
+            self.context.pause(*sorted(to_pause))
+        if to_resume:
+            self.context.resume(*sorted(to_resume))
+        writer.due_ms = self._next_due()
+        self._end_call()
+
+    def _time_rotation(self, buffer: PartitionBuffer, now_ms: int) -> str | None:
+        if buffer.empty:
+            return None
+        if buffer.scheduled_rotation_ms is not None and now_ms >= buffer.scheduled_rotation_ms:
+            return "rotate.schedule.interval.ms"
+        extractor = self._require_intake().rotation_extractor
+        wallclock = extractor is not None and extractor.is_wallclock and buffer.base_time_ms is not None
+        if wallclock and now_ms - (buffer.base_time_ms or 0) >= self.settings.rotate_interval_ms:
+            return "rotate.interval.ms"
+        return None
+
+    def _next_due(self) -> float | None:
+        extractor = self._require_intake().rotation_extractor
+        due: list[int] = []
+        for state in self._states.values():
+            buffer = state.buffer
+            if buffer.empty:
+                continue
+            if buffer.scheduled_rotation_ms is not None:
+                due.append(buffer.scheduled_rotation_ms)
+            if extractor is not None and extractor.is_wallclock and buffer.base_time_ms is not None:
+                due.append(buffer.base_time_ms + self.settings.rotate_interval_ms)
+        return float(min(due)) if due else None
+
+    def _end_call(self) -> None:
+        for state in self._states.values():
+            state.rewinding = False
+
+    def _request_commit(self) -> None:
+        # From the writer thread: the runtime's request_commit only sets a flag its loop reads.
+        context = getattr(self, "context", None)
+        if context is not None:
+            context.request_commit()
+
+    def _require_storage(self) -> Storage:
+        if self._storage is None:
+            root = self.settings.root
+            self._storage = (
+                LocalStorage(root) if root.startswith("file://") else HadoopStorage(root, self._require_spark())
+            )
+        return self._storage
+
+    def _require_spark(self) -> Any:
+        with self._spark_lock:
+            if self._lease is None:
+                self._lease = SESSIONS.acquire(self.settings.spark_options)
+            return self._lease.spark
+
+    def _cancel_jobs(self, group: str) -> None:
+        with self._spark_lock:
+            if self._lease is not None:
+                self._lease.spark.sparkContext.cancelJobGroup(group)
+
+    def _require_writer(self) -> WriterThread:
+        if self._writer is None:
+            raise ConnectError("The task is not running")
+        return self._writer
+
+    def _require_intake(self) -> RecordIntake:
+        if self._intake is None:
+            raise ConnectError("The task was not started")
+        return self._intake
+
+
+def _by_partition(records: Sequence[SinkRecord]) -> list[tuple[TopicPartition, list[SinkRecord]]]:
+    """Records grouped by (original) topic partition, keeping each partition's order."""
+    groups: dict[tuple[str, int], list[SinkRecord]] = {}
+    last_key: tuple[str, int] | None = None
+    current: list[SinkRecord] = []
+    for record in records:
+        key = (record.original_topic, record.original_kafka_partition)
+        if key != last_key:
+            current = groups.setdefault(key, [])
+            last_key = key
+        current.append(record)
+    return [(TopicPartition(t, p), group) for (t, p), group in groups.items()]

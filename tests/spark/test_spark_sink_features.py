@@ -1,0 +1,246 @@
+"""Schemas and their changes, partitioners, wall-clock rotation and back-pressure, with real Spark."""
+
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from connect.api import Schema, SinkRecord, Struct, TopicPartition
+from connect.api.data import (
+    DATE_SCHEMA,
+    FLOAT64_SCHEMA,
+    INT32_SCHEMA,
+    INT64_SCHEMA,
+    OPTIONAL_STRING_SCHEMA,
+    STRING_SCHEMA,
+    TIME_SCHEMA,
+    TIMESTAMP_SCHEMA,
+)
+from spark_sink.faults import CommitStep
+from tests.spark.conftest import (
+    BASE_TIME_MS,
+    SinkHarness,
+    json_records,
+    offsets_by_partition,
+    read_dataset,
+    wait_until,
+)
+
+pytestmark = pytest.mark.spark
+
+TP = TopicPartition("things", 0)
+
+
+def files_of(root: Path) -> list[Path]:
+    return sorted((root / "topics").rglob("*.parquet"))
+
+
+def struct_records(schema: Schema, values: list[dict[str, Any]], first_offset: int = 0) -> list[SinkRecord]:
+    return [
+        SinkRecord(TP.topic, TP.partition, None, None, schema, Struct(schema, v), first_offset + i, BASE_TIME_MS)
+        for i, v in enumerate(values)
+    ]
+
+
+def test_connect_structs_map_to_arrow_types_spark_reads(
+    harness_factory: Callable[..., SinkHarness], spark: Any, tmp_path: Path
+) -> None:
+    address = Schema.struct([("city", STRING_SCHEMA), ("zip", OPTIONAL_STRING_SCHEMA)], optional=True)
+    schema = Schema.struct([
+        ("id", INT64_SCHEMA),
+        ("price", Schema.decimal(2)),
+        ("day", DATE_SCHEMA),
+        ("at", TIMESTAMP_SCHEMA),
+        ("clock", TIME_SCHEMA),
+        ("tags", Schema.array(STRING_SCHEMA)),
+        ("counts", Schema.map(STRING_SCHEMA, INT32_SCHEMA)),
+        ("address", address),
+        ("ratio", FLOAT64_SCHEMA),
+    ], name="thing")  # fmt: skip
+    at = dt.datetime(2024, 5, 6, 7, 8, 9, 123000, tzinfo=dt.UTC)
+    value = {
+        "id": 1,
+        "price": decimal.Decimal("12.34"),
+        "day": dt.date(2024, 5, 6),
+        "at": at,
+        "clock": dt.time(1, 2, 3),
+        "tags": ["a", "b"],
+        "counts": {"x": 1},
+        "address": Struct(address, {"city": "Oslo"}),
+        "ratio": 0.5,
+    }
+    sink = harness_factory(flush_size=2)
+    sink.open(TP)
+    sink.put(struct_records(schema, [value, {**value, "id": 2, "address": None}]))
+    sink.flush_all()
+    (file,) = files_of(tmp_path / "out")
+    table = pq.read_table(file)
+    assert table.schema.field("price").type == pa.decimal128(38, 2)
+    assert table.schema.field("day").type == pa.date32()
+    assert table.schema.field("at").type == pa.timestamp("us", "UTC")
+    assert table.schema.field("clock").type == pa.int32(), "TIME is milliseconds of the day (Spark has no TIME)"
+    rows = table.to_pylist()
+    assert rows[0]["price"] == decimal.Decimal("12.34")
+    assert rows[0]["at"] == at
+    assert rows[0]["clock"] == 3_723_000
+    assert rows[0]["counts"] == [("x", 1)]
+    assert rows[0]["address"] == {"city": "Oslo", "zip": None}
+    assert rows[1]["address"] is None
+    spark_rows = spark.read.parquet(str(file)).orderBy("id").collect()
+    assert spark_rows[0]["address"]["city"] == "Oslo" and spark_rows[0]["tags"] == ["a", "b"]
+
+
+def _versioned(version: int, with_email: bool) -> Schema:
+    fields = [("id", INT64_SCHEMA), ("name", STRING_SCHEMA)]
+    if with_email:
+        fields.append(("email", OPTIONAL_STRING_SCHEMA))
+    base = Schema.struct(fields, name="user")
+    return Schema(base.type, name="user", version=version, fields=base.fields)
+
+
+@pytest.mark.parametrize(
+    ("mode", "file_columns"),
+    [
+        ("NONE", [["id", "name"], ["id", "name", "email"], ["id", "name"]]),
+        ("BACKWARD", [["id", "name"], ["id", "name", "email"]]),
+        ("FORWARD", [["id", "name"]]),
+    ],
+)
+def test_schema_changes_rotate_as_schema_compatibility_says(
+    harness_factory: Callable[..., SinkHarness], tmp_path: Path, mode: str, file_columns: list[list[str]]
+) -> None:
+    v1, v2 = _versioned(1, False), _versioned(2, True)
+    records = (
+        struct_records(v1, [{"id": i, "name": "a"} for i in range(3)])
+        + struct_records(v2, [{"id": i, "name": "b", "email": "e"} for i in range(3, 6)], 3)
+        + struct_records(v1, [{"id": i, "name": "c"} for i in range(6, 9)], 6)
+    )
+    sink = harness_factory(flush_size=100, schema_compatibility=mode, rotate_schedule_interval_ms="100", timezone="UTC")
+    sink.open(TP)
+    sink.put(records)
+    wait_until(lambda: sink.task.pre_commit({}).get(TP) == 9, 60, "every record committed")
+    assert sink.task.wait_until_written(60), "and moved into place"
+    files = files_of(tmp_path / "out")
+    assert [pq.read_schema(f).names for f in files] == file_columns
+    assert sum(pq.read_metadata(f).num_rows for f in files) == 9
+
+
+def test_schemaless_json_gets_a_new_file_when_fields_appear_or_types_change(
+    harness_factory: Callable[..., SinkHarness], tmp_path: Path
+) -> None:
+    sink = harness_factory(flush_size=100, rotate_schedule_interval_ms="200", timezone="UTC")
+    sink.open(TP)
+    values = [b'{"a":1}', b'{"a":2,"b":null}', b'{"a":3,"b":"x"}', b'{"a":4}', b'{"a":"five"}', b'{"a":"6"}']
+    records = json_records(TP, range(6), value=lambda o: values[o])
+    for batch in (records[:2], records[2:4], records[4:]):
+        sink.put(batch)
+    wait_until(lambda: sink.task.pre_commit({}).get(TP) == 6, 60, "every record committed")
+    assert sink.task.wait_until_written(60)
+    files = files_of(tmp_path / "out")
+    schemas = [pq.read_schema(f) for f in files]
+    assert [s.names for s in schemas] == [["a"], ["a", "b"], ["a"]], "null-only fields wait for a value"
+    assert [s.field("a").type for s in schemas] == [pa.int64(), pa.int64(), pa.string()]
+    assert [f.name.split(".")[0].split("+")[2:] for f in files] == [
+        [f"{0:020d}", f"{1:020d}"],
+        [f"{2:020d}", f"{3:020d}"],
+        [f"{4:020d}", f"{5:020d}"],
+    ]
+    assert pq.read_table(files[1]).column("b").to_pylist() == ["x", None]
+
+
+def test_time_based_partitioner_writes_hive_directories(
+    harness_factory: Callable[..., SinkHarness], tmp_path: Path, spark: Any
+) -> None:
+    hour = 3_600_000
+    start = 1_704_067_200_000  # 2024-01-01T00:00:00Z
+    sink = harness_factory(
+        flush_size=1000,
+        partitioner_class="io.confluent.connect.storage.partitioner.TimeBasedPartitioner",
+        path_format="'year'=YYYY/'month'=MM/'day'=dd/'hour'=HH",
+        partition_duration_ms=str(hour),
+        locale="en-US",
+        timezone="UTC",
+        timestamp_extractor="Record",
+        rotate_interval_ms=str(2 * hour),
+        store_kafka_metadata="true",
+    )
+    sink.open(TP)
+    sink.put(json_records(TP, range(30), timestamp=lambda o: start + o * hour // 10))  # 3 hours of records
+    sink.flush_all()
+    root = tmp_path / "out"
+    hours = sorted(p.parent.relative_to(root / "topics" / "things").as_posix() for p in files_of(root))
+    assert hours == [f"year=2024/month=01/day=01/hour=0{h}" for h in range(2)], "the third hour is still open"
+    table = read_dataset(root)
+    assert sorted(set(table.column("hour").to_pylist())) == [0, 1]
+    assert offsets_by_partition(table) == {0: list(range(20))}
+    assert spark.read.parquet(str(root / "topics" / "things")).select("year", "hour").distinct().count() == 2
+
+
+def test_field_partitioner_escapes_values_readers_unescape(
+    harness_factory: Callable[..., SinkHarness], tmp_path: Path, spark: Any
+) -> None:
+    sink = harness_factory(flush_size=4, partitioner_class="FieldPartitioner", partition_field_name="shop.region")
+    sink.open(TP)
+    regions = [b"eu/west", b"us", b"eu/west", b"us"]
+    sink.put(json_records(TP, range(4), value=lambda o: b'{"id":%d,"shop":{"region":"%s"}}' % (o, regions[o])))
+    sink.flush_all()
+    root = tmp_path / "out" / "topics" / "things"
+    assert sorted(p.name for p in root.iterdir()) == ["shop.region=eu%2Fwest", "shop.region=us"]
+    assert sorted(p.name for p in (root / "shop.region=us").iterdir()) == [
+        f"things+0+{1:020d}+{3:020d}.snappy.parquet"
+    ], "a file's offsets are the first and last of its own rows"
+    values = {r["shop.region"] for r in spark.read.parquet(str(root)).select("`shop.region`").collect()}
+    assert values == {"eu/west", "us"}
+
+
+def test_scheduled_rotation_publishes_an_idle_partition(
+    harness_factory: Callable[..., SinkHarness], tmp_path: Path
+) -> None:
+    sink = harness_factory(flush_size=10_000, rotate_schedule_interval_ms="300", timezone="Europe/Paris")
+    sink.open(TP)
+    sink.put(json_records(TP, range(5)))
+    wait_until(lambda: sink.context.commit_requested, 10, "the writer's timer asking for a commit")
+    wait_until(lambda: sink.task.pre_commit({}) == {TP: 5}, 60, "the open file published without new records")
+
+
+def test_back_pressure_pauses_until_the_writer_drained(
+    harness_factory: Callable[..., SinkHarness], tmp_path: Path
+) -> None:
+    tps = [TopicPartition("things", p) for p in range(4)]
+    sink = harness_factory(flush_size=100_000, flush_max_bytes=str(64 * 1024), store_kafka_metadata="true")
+    release = threading.Event()
+
+    def hold(step: CommitStep, tp: TopicPartition | None) -> None:
+        if step is CommitStep.STAGED:
+            release.wait(30)
+
+    sink.task.fault_injector = hold
+    sink.open(*tps)
+    offset = 0
+    while not sink.context.paused:
+        assert offset < 20_000, "the task never paused"
+        sink.put([r for tp in tps for r in json_records(tp, range(offset, offset + 100))])
+        offset += 100
+    assert sink.context.paused == set(tps)
+    release.set()
+
+    def resumed() -> bool:
+        sink.task.pre_commit({})  # what the runtime calls every offset.flush.interval.ms
+        return not sink.context.paused
+
+    wait_until(resumed, 60, "resume after the writer drained")
+    sink.task.fault_injector = lambda step, tp: None
+    assert sink.task.wait_until_written(60)
+    published = sink.task.pre_commit({})
+    assert set(published) == set(tps) and all(end > 0 for end in published.values())
+    table = read_dataset(tmp_path / "out")
+    for partition, offsets in offsets_by_partition(table).items():
+        assert offsets == list(range(published[TopicPartition("things", partition)])), "no gaps, no duplicates"

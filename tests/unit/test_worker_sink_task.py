@@ -1,0 +1,347 @@
+"""WorkerSinkTask with a fake consumer: delivery order, commits, redelivery, rewinds, DLQ, pause."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from concurrent.futures import Future
+from typing import Any
+
+from connect.api import RetriableError, SinkRecord, SinkTask, TopicPartition
+from connect.runtime.connector_config import ErrorHandlingSettings, ErrorTolerance
+from connect.runtime.converters import SimpleHeaderConverter, StringConverter
+from connect.runtime.error_handling import DeadLetterQueueReporter, ErrorHandler, LogReporter
+from connect.runtime.states import ConnectorTaskId, State, TargetState
+from connect.runtime.status import MemoryStatusStore
+from connect.runtime.worker_sink_task import WorkerSinkTask
+from tests.unit.worker_fakes import FakeConsumer, FakeProducer, wait_until
+
+TASK = ConnectorTaskId("snk", 1)
+P0 = TopicPartition("in", 0)
+P1 = TopicPartition("in", 1)
+
+
+class RecordingSinkTask(SinkTask):
+    def __init__(self) -> None:
+        self.received: list[SinkRecord] = []
+        self.puts = 0
+        self.opened: list[list[TopicPartition]] = []
+        self.closed: list[list[TopicPartition]] = []
+        self.flushed: list[dict[TopicPartition, int]] = []
+        self.fail_puts: list[BaseException] = []
+        self.fail_pre_commit = False
+        self.on_put: Any = None
+        self.stopped = False
+
+    def start(self, props: Mapping[str, str]) -> None:
+        pass
+
+    def stop(self) -> None:
+        self.stopped = True
+
+    def open(self, partitions: Collection[TopicPartition]) -> None:
+        self.opened.append(sorted(partitions))
+
+    def close(self, partitions: Collection[TopicPartition]) -> None:
+        self.closed.append(sorted(partitions))
+
+    def put(self, records: Sequence[SinkRecord]) -> None:
+        self.puts += 1
+        if records and self.fail_puts:
+            raise self.fail_puts.pop(0)
+        if self.on_put is not None and records:
+            self.on_put(self, records)
+        self.received.extend(records)
+
+    def pre_commit(self, offsets: Mapping[TopicPartition, int]) -> Mapping[TopicPartition, int]:
+        if self.fail_pre_commit:
+            raise RuntimeError("cannot flush")
+        self.flushed.append(dict(offsets))
+        return offsets
+
+
+class Harness:
+    def __init__(
+        self,
+        *,
+        tolerance: ErrorTolerance = ErrorTolerance.NONE,
+        dlq: bool = False,
+        flush_interval_ms: int = 60_000,
+        target: TargetState = TargetState.STARTED,
+    ) -> None:
+        self.task = RecordingSinkTask()
+        self.status = MemoryStatusStore("worker-1")
+        self.consumer = FakeConsumer([P0, P1])
+        key, value, header = StringConverter(), StringConverter(), SimpleHeaderConverter()
+        key.configure({}, True)
+        value.configure({}, False)
+        header.configure({})
+        settings = ErrorHandlingSettings(
+            tolerance=tolerance, dlq_topic="dlq" if dlq else None, dlq_context_headers_enable=True
+        )
+        self.dlq_producer = FakeProducer()
+        self.dlq = DeadLetterQueueReporter(settings, "snk", self.dlq_producer) if dlq else None
+        reporters: list[Any] = [LogReporter(settings)] + ([self.dlq] if self.dlq else [])
+        self.runner = WorkerSinkTask(
+            TASK,
+            self.task,
+            {"topics": "in"},
+            self.status,
+            target,
+            consumer=self.consumer,
+            topics=["in"],
+            topics_regex=None,
+            key_converter=key,
+            value_converter=value,
+            header_converter=header,
+            transformer=None,
+            error_handler=ErrorHandler(settings, TASK, reporters),
+            dead_letter_queue=self.dlq,
+            errant_reporter_enabled=dlq,
+            offset_flush_interval_ms=flush_interval_ms,
+        )
+
+    def state(self) -> State | None:
+        status = self.status.task_status(TASK)
+        return None if status is None else status.state
+
+    def start(self) -> None:
+        self.runner.start_thread()
+        wait_until(lambda: self.state() in (State.RUNNING, State.PAUSED), what="started")
+
+    def stop(self) -> None:
+        self.runner.stop()
+        assert self.runner.await_stop(10)
+
+    def values(self) -> list[tuple[int, str]]:
+        return [(r.kafka_partition, r.value) for r in self.task.received]
+
+
+def test_records_arrive_converted_in_partition_order_and_offsets_are_committed() -> None:
+    h = Harness(flush_interval_ms=20)
+    for i in range(3):
+        h.consumer.append("in", 0, f"a{i}".encode(), key=b"k", headers_=[("h", b"42")])
+        h.consumer.append("in", 1, f"b{i}".encode())
+    h.start()
+    wait_until(lambda: len(h.task.received) == 6, what="all records")
+    wait_until(lambda: h.consumer.committed_offsets == {P0: 3, P1: 3}, what="commit")
+    assert [v for p, v in h.values() if p == 0] == ["a0", "a1", "a2"]
+    assert [v for p, v in h.values() if p == 1] == ["b0", "b1", "b2"]
+    first = h.task.received[0]
+    assert (first.topic, first.key, first.kafka_offset, first.timestamp) == ("in", "k", 0, 1_700_000_000_000)
+    assert first.headers[0].key == "h" and first.headers[0].value == 42
+    assert h.task.opened == [[P0, P1]]
+    h.stop()
+    assert h.task.closed == [[P0, P1]] and h.task.stopped and h.consumer.closed
+    assert h.state() is State.UNASSIGNED
+
+
+def test_put_is_called_with_empty_batches_when_idle() -> None:
+    h = Harness()
+    h.start()
+    wait_until(lambda: h.task.puts >= 3, what="empty puts")
+    h.stop()
+
+
+def test_a_retriable_put_error_redelivers_the_same_batch_with_partitions_paused() -> None:
+    h = Harness()
+    h.task.fail_puts = [RetriableError("db busy"), RetriableError("db busy")]
+    pauses: list[bool] = []
+    h.task.on_put = lambda task, records: pauses.append(h.consumer.pause_all)
+    h.runner.context.timeout(10)
+    for i in range(3):
+        h.consumer.append("in", 0, f"v{i}".encode())
+    h.start()
+    wait_until(lambda: len(h.task.received) == 3, what="redelivered")
+    assert h.values() == [(0, "v0"), (0, "v1"), (0, "v2")]
+    assert pauses == [True]  # the successful redelivery happened while paused
+    wait_until(lambda: not h.consumer.pause_all, what="resumed")
+    h.consumer.append("in", 0, b"v3")
+    wait_until(lambda: len(h.task.received) == 4, what="new records after resume")
+    h.stop()
+    assert h.consumer.committed_offsets == {P0: 4}
+
+
+def test_a_fatal_put_error_fails_the_task_without_committing_that_batch() -> None:
+    h = Harness()
+    h.consumer.append("in", 0, b"ok")
+    h.start()
+    wait_until(lambda: len(h.task.received) == 1, what="first record")
+    h.task.fail_puts = [ValueError("schema mismatch")]
+    h.consumer.append("in", 0, b"breaks")
+    wait_until(lambda: h.state() is State.FAILED, what="FAILED")
+    status = h.status.task_status(TASK)
+    assert status is not None and status.trace is not None
+    assert "ValueError: schema mismatch" in status.trace
+    assert h.runner.await_stop(5)
+    assert h.consumer.committed_offsets == {P0: 1}
+
+
+def test_pre_commit_failure_rewinds_to_the_last_committed_offsets() -> None:
+    h = Harness()
+    h.consumer.committed_offsets[P0] = 0
+    h.consumer.append("in", 0, b"a")
+    h.consumer.append("in", 0, b"b")
+    h.start()
+    wait_until(lambda: len(h.task.received) == 2, what="records")
+    h.task.fail_pre_commit = True
+    h.runner.context.request_commit()
+    wait_until(lambda: (P0, 0) in h.consumer.seeks, what="rewind")
+    wait_until(lambda: len(h.task.received) == 4, what="redelivered after rewind")
+    assert h.values()[2:] == [(0, "a"), (0, "b")]
+    h.task.fail_pre_commit = False
+    h.stop()
+    assert h.consumer.committed_offsets[P0] == 2
+
+
+def test_pre_commit_can_hold_back_offsets_and_is_never_trusted_beyond_consumption() -> None:
+    h = Harness()
+
+    def partial(offsets: Mapping[TopicPartition, int]) -> Mapping[TopicPartition, int]:
+        return {P0: 1, P1: 99}
+
+    h.task.pre_commit = partial  # type: ignore[method-assign]
+    h.consumer.append("in", 0, b"a")
+    h.consumer.append("in", 0, b"b")
+    h.consumer.append("in", 1, b"c")
+    h.start()
+    wait_until(lambda: len(h.task.received) == 3, what="records")
+    h.stop()
+    assert h.consumer.committed_offsets == {P0: 1}
+
+
+def test_context_offset_rewinds_the_consumer() -> None:
+    h = Harness()
+
+    def rewind_once(task: RecordingSinkTask, records: Sequence[SinkRecord]) -> None:
+        if len(task.received) == 0 and records[-1].value == "c":
+            task.context.offset({P0: 1})
+
+    h.task.on_put = rewind_once
+    for value in (b"a", b"b", b"c"):
+        h.consumer.append("in", 0, value)
+    h.start()
+    wait_until(lambda: len(h.task.received) == 5, what="re-read from offset 1")
+    assert [v for _, v in h.values()] == ["a", "b", "c", "b", "c"]
+    h.stop()
+
+
+def test_rewinds_requested_in_open_start_the_partition_there() -> None:
+    h = Harness()
+    original_open = h.task.open
+
+    def open_at_two(partitions: Any) -> None:
+        original_open(partitions)
+        h.task.context.offset({P0: 2})
+
+    h.task.open = open_at_two  # type: ignore[method-assign]
+    for value in (b"a", b"b", b"c"):
+        h.consumer.append("in", 0, value)
+    h.start()
+    wait_until(lambda: len(h.task.received) == 1, what="record at offset 2")
+    assert h.values() == [(0, "c")]
+    h.stop()
+
+
+def test_revocation_commits_then_closes_and_assignment_reopens() -> None:
+    h = Harness()
+    h.consumer.append("in", 0, b"a")
+    h.start()
+    wait_until(lambda: len(h.task.received) == 1, what="record")
+    revoked: list[bool] = []
+
+    def revoke_once(task: RecordingSinkTask, records: Sequence[SinkRecord]) -> None:
+        # A rebalance in the middle of this batch (really inside consume, but on the same thread).
+        if not revoked:
+            revoked.append(True)
+            h.consumer.revoke()
+
+    h.task.on_put = revoke_once
+    h.consumer.append("in", 0, b"b")
+    wait_until(lambda: len(h.task.received) == 3, what="b again after reassignment")
+    assert h.task.closed == [[P0, P1]]
+    assert h.task.opened == [[P0, P1], [P0, P1]]
+    assert h.consumer.commits[0] == {P0: 1}  # b was not accepted when the partition was revoked
+    assert [v for _, v in h.values()] == ["a", "b", "b"]  # at least once
+    h.stop()
+
+
+def test_conversion_errors_with_tolerance_all_go_to_the_dead_letter_queue_as_raw_bytes() -> None:
+    h = Harness(tolerance=ErrorTolerance.ALL, dlq=True)
+    h.consumer.append("in", 0, b"good")
+    h.consumer.append("in", 0, b"\xff\xfe not utf-8")
+    h.consumer.append("in", 0, b"fine")
+    h.start()
+    wait_until(lambda: len(h.task.received) == 2, what="good records")
+    h.stop()
+    assert [v for _, v in h.values()] == ["good", "fine"]
+    [dead] = h.dlq_producer.sent
+    assert dead.value == b"\xff\xfe not utf-8"
+    headers = dict(dead.headers)
+    assert headers["__connect.errors.stage"] == b"VALUE_CONVERTER"
+    assert headers["__connect.errors.offset"] == b"1"
+    assert h.consumer.committed_offsets == {P0: 3}
+
+
+def test_conversion_errors_fail_the_task_by_default() -> None:
+    h = Harness()
+    h.consumer.append("in", 0, b"\xff")
+    h.start()
+    wait_until(lambda: h.state() is State.FAILED, what="FAILED")
+    status = h.status.task_status(TASK)
+    assert status is not None and status.trace is not None and "Tolerance exceeded" in status.trace
+
+
+def test_errant_record_reporter_sends_the_original_bytes_and_commits_wait_for_it() -> None:
+    h = Harness(tolerance=ErrorTolerance.ALL, dlq=True)
+    futures: list[Future[None]] = []
+
+    def report_odd(task: RecordingSinkTask, records: Sequence[SinkRecord]) -> None:
+        reporter = task.context.errant_record_reporter
+        assert reporter is not None
+        for record in records:
+            if record.value == "odd":
+                futures.append(reporter.report(record, ValueError("odd value")))
+
+    h.task.on_put = report_odd
+    h.consumer.append("in", 0, b"even")
+    h.consumer.append("in", 0, b"odd", key=b"k")
+    h.start()
+    wait_until(lambda: len(h.task.received) == 2, what="records")
+    h.stop()
+    assert futures and futures[0].done() and futures[0].exception() is None
+    [dead] = h.dlq_producer.sent
+    assert (dead.key, dead.value) == (b"k", b"odd")
+    assert dict(dead.headers)["__connect.errors.stage"] == b"TASK_PUT"
+
+
+def test_without_dlq_or_error_log_there_is_no_errant_record_reporter() -> None:
+    h = Harness()
+    h.start()
+    assert h.task.context.errant_record_reporter is None
+    h.stop()
+
+
+def test_pause_pauses_every_partition_and_keeps_polling() -> None:
+    h = Harness()
+    h.start()
+    h.runner.transition_to(TargetState.PAUSED)
+    wait_until(lambda: h.state() is State.PAUSED, what="PAUSED")
+    assert h.consumer.pause_all
+    h.consumer.append("in", 0, b"held back")
+    puts = h.task.puts
+    wait_until(lambda: h.task.puts > puts + 2, what="still polling")
+    assert h.task.received == []
+    h.runner.transition_to(TargetState.STARTED)
+    wait_until(lambda: h.state() is State.RUNNING, what="RUNNING")
+    wait_until(lambda: len(h.task.received) == 1, what="record after resume")
+    h.stop()
+
+
+def test_a_task_started_paused_reports_paused_and_reads_nothing() -> None:
+    h = Harness(target=TargetState.PAUSED)
+    h.consumer.append("in", 0, b"x")
+    h.start()
+    wait_until(lambda: h.state() is State.PAUSED, what="PAUSED")
+    wait_until(lambda: h.task.puts > 2, what="polling")
+    assert h.task.received == []
+    h.stop()

@@ -1,0 +1,477 @@
+"""`StandaloneHerder`: the Herder of a single worker process, with Kafka Connect's standalone semantics.
+
+Connector configs, target states and task configs live in memory (`ConfigState`), as in Kafka: a standalone
+worker re-creates its connectors from the files on its command line at every start. Statuses live in the
+`MemoryStatusStore` the Worker reports to; source offsets in the worker's `OffsetStore` (a file when
+`offset.storage.file.filename` is set), so they survive restarts.
+
+Threads: REST handler threads call the public methods; each operation holds the herder lock, so they run
+one at a time, like the tick thread of Kafka's herders. Work that must not run on the caller's thread —
+task reconfiguration asked for by a connector, KIP-745 restarts, retries — goes to the `HerderThread`,
+which takes the same lock.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import traceback
+from collections.abc import Callable, Mapping
+from typing import TypeVar
+
+from connect.api.errors import AlreadyExistsError, ConfigError, ConnectError, NotFoundError
+from connect.runtime.connector_config import ConnectorSettings
+from connect.runtime.errors import BadRequestError, ForbiddenError, RequestTimeoutError
+from connect.runtime.info import (
+    ConfigInfos,
+    ConfigKeyInfo,
+    ConnectorInfo,
+    ConnectorOffset,
+    ConnectorStateInfo,
+    ConnectorType,
+    PluginInfo,
+    PluginType,
+    RestartRequest,
+    ServerInfo,
+    TaskInfo,
+    TaskStateInfo,
+    WorkerHealth,
+)
+from connect.runtime.kafka_clients import KafkaAdmin, KafkaClients
+from connect.runtime.offsets import OffsetStore
+from connect.runtime.plugins import PluginRegistry
+from connect.runtime.states import ConnectorTaskId, TargetState
+from connect.runtime.status import MemoryStatusStore
+from connect.runtime.validation import connector_plugin_config, invalid_config_message, validate_connector_config
+from connect.runtime.worker import Worker
+from connect.runtime.worker_config import WorkerConfig
+from workers.standalone.config_state import ConfigState
+from workers.standalone.herder_thread import HerderThread
+from workers.standalone.offset_admin import OffsetAdmin
+from workers.standalone.restart_plan import restart_plan
+from workers.standalone.server_info import build_info
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+REQUEST_TIMEOUT_S = 90.0
+HEALTH_TIMEOUT_S = 10.0
+CLUSTER_ID_TIMEOUT_S = 10.0
+_RECONFIGURE_BACKOFF_S = (0.25, 60.0)
+
+_HEALTHY = "Worker has completed startup and is ready to handle requests."
+_STARTING = "Worker is still starting up."
+_UNHEALTHY = "Worker was unable to handle this request and may be unable to handle other requests."
+
+
+class StandaloneHerder:
+    """Implements `connect.runtime.herder.Herder` for one worker process."""
+
+    def __init__(
+        self,
+        worker: Worker,
+        registry: PluginRegistry,
+        status_store: MemoryStatusStore,
+        offset_store: OffsetStore,
+        clients: KafkaClients | None,
+        worker_id: str,
+        *,
+        config: WorkerConfig,
+        request_timeout: float = REQUEST_TIMEOUT_S,
+    ) -> None:
+        self.worker = worker
+        self.worker_id = worker_id
+        self._registry = registry
+        self._status = status_store
+        self._clients = clients
+        self._config = config
+        self._request_timeout = request_timeout
+        self._configs = ConfigState()
+        self._offsets = OffsetAdmin(registry, offset_store, self._admin_factory() if clients is not None else None)
+        self._lock = threading.RLock()
+        self._thread = HerderThread(self._lock)
+        self._ready = False
+        self._cluster_id: str | None = None
+
+    # -- process lifecycle ---------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start the worker; `/health` says "starting" until `mark_ready`."""
+        log.info("Herder starting")
+        self.worker.start()
+        self._lookup_cluster_id()
+        log.info("Herder started")
+
+    def mark_ready(self) -> None:
+        """The process finished starting up (the connectors from its command line exist)."""
+        self._ready = True
+
+    def stop(self) -> None:
+        """Stop every task and connector (tasks commit their final offsets), then the worker."""
+        log.info("Herder stopping")
+        self._thread.shutdown()
+        with self._lock:
+            for name in self._configs.connectors():
+                try:
+                    self._remove_connector_tasks(name)
+                    self.worker.stop_connector(name)
+                except Exception:
+                    log.exception("Error while stopping connector %s", name)
+        self.worker.stop()
+        log.info("Herder stopped")
+
+    # -- reads ---------------------------------------------------------------------------------
+
+    def server_info(self) -> ServerInfo:
+        if self._cluster_id is None:
+            self._lookup_cluster_id()
+        return build_info(self._cluster_id)
+
+    def _lookup_cluster_id(self) -> None:
+        # Kafka refuses to start without the cluster id; here a broker that is not up yet only leaves
+        # `kafka_cluster_id` null until a later `GET /` finds it.
+        if self._clients is None:
+            return
+        admin = self._clients.admin("kconnect-herder-admin")
+        try:
+            self._cluster_id = admin.cluster_id(timeout=CLUSTER_ID_TIMEOUT_S)
+        except (ConnectError, TimeoutError) as exc:
+            log.warning("Could not look up the Kafka cluster id: %s", str(exc) or "timed out")
+        finally:
+            admin.close()
+
+    def health(self) -> WorkerHealth:
+        if not self._ready:
+            return WorkerHealth("starting", _STARTING)
+        if not self._lock.acquire(timeout=HEALTH_TIMEOUT_S):
+            return WorkerHealth("unhealthy", _UNHEALTHY)
+        self._lock.release()
+        return WorkerHealth("healthy", _HEALTHY)
+
+    def connectors(self) -> list[str]:
+        return self._locked(self._configs.connectors)
+
+    def connector_info(self, name: str) -> ConnectorInfo:
+        return self._locked(lambda: self._connector_info(name))
+
+    def connector_config(self, name: str) -> dict[str, str]:
+        return dict(self.connector_info(name).config)
+
+    def task_configs(self, name: str) -> list[TaskInfo]:
+        def read() -> list[TaskInfo]:
+            self._require(name)
+            return [TaskInfo(task, self._configs.task_config(task) or {}) for task in self._configs.tasks(name)]
+
+        return self._locked(read)
+
+    def connector_status(self, name: str) -> ConnectorStateInfo:
+        # Served from the status store without the herder lock, as Kafka serves it from its status cache.
+        snapshot = self._status.connector_snapshot(name)
+        if snapshot.connector is None:
+            raise NotFoundError(f"No status found for connector {name}")
+        tasks = [TaskStateInfo(task, status) for task, status in sorted(snapshot.tasks.items())]
+        return ConnectorStateInfo(name, snapshot.connector, tasks, self._type_of(name))
+
+    def task_status(self, task: ConnectorTaskId) -> TaskStateInfo:
+        status = self._status.task_status(task)
+        if status is None:
+            raise NotFoundError(f"No status found for task {task}")
+        return TaskStateInfo(task.task, status)
+
+    # -- create, update, delete ----------------------------------------------------------------
+
+    def put_connector_config(
+        self,
+        name: str,
+        config: Mapping[str, str],
+        *,
+        allow_replace: bool,
+        initial_state: TargetState | None = None,
+    ) -> tuple[bool, ConnectorInfo]:
+        included = config.get("name")
+        if included is not None and included != name:
+            raise BadRequestError(
+                f"Connector name configuration ({included}) doesn't match connector name in the URL ({name})"
+            )
+        config = {**config, "name": name}
+        # Validation runs outside the lock: it may instantiate plug-ins and take a while.
+        self._raise_if_invalid(config)
+        return self._locked(lambda: self._put_connector_config(name, config, allow_replace, initial_state))
+
+    def patch_connector_config(self, name: str, patch: Mapping[str, str | None]) -> ConnectorInfo:
+        def merge_and_apply() -> ConnectorInfo:
+            merged = self._connector_info(name).config
+            merged = {k: v for k, v in merged.items() if patch.get(k, v) is not None}
+            merged.update({k: v for k, v in patch.items() if v is not None})
+            _, info = self.put_connector_config(name, merged, allow_replace=True)
+            return info
+
+        # One lock around read, merge and write, so two PATCHes cannot lose each other's keys.
+        return self._locked(merge_and_apply)
+
+    def delete_connector(self, name: str) -> None:
+        def delete() -> None:
+            self._require(name)
+            self._remove_connector_tasks(name)
+            self.worker.stop_connector(name)
+            self._configs.remove_connector(name)
+            self._status.on_connector_deletion(name)
+            log.info("Deleted connector %s", name)
+
+        self._locked(delete)
+
+    def _put_connector_config(
+        self, name: str, config: dict[str, str], allow_replace: bool, initial_state: TargetState | None
+    ) -> tuple[bool, ConnectorInfo]:
+        exists = self._configs.contains(name)
+        if exists and not allow_replace:
+            raise AlreadyExistsError(f"Connector {name} already exists")
+        if exists:
+            self.worker.stop_connector(name)
+        self._configs.put_connector_config(name, config, initial_state)
+        self._start_connector(name)
+        self._update_connector_tasks(name)
+        log.info("%s connector %s", "Updated" if exists else "Created", name)
+        return not exists, self._connector_info(name)
+
+    # -- lifecycle requests --------------------------------------------------------------------
+
+    def restart_connector(self, request: RestartRequest) -> ConnectorStateInfo | None:
+        if request.legacy:
+            self._locked(lambda: self._restart_connector_instance(request.connector))
+            return None
+        return self._locked(lambda: self._plan_restart(request))
+
+    def restart_task(self, task: ConnectorTaskId) -> None:
+        def restart() -> None:
+            self._require(task.connector)
+            task_config = self._configs.task_config(task)
+            if task_config is None:
+                raise NotFoundError(f"Task {task} not found")
+            self.worker.stop_tasks([task], await_stop=True)
+            if not self._start_task(task, task_config):
+                raise ConnectError(f"Failed to start task: {task}")
+
+        self._locked(restart)
+
+    def pause_connector(self, name: str) -> None:
+        self._locked(lambda: self._set_target_state(name, TargetState.PAUSED))
+
+    def resume_connector(self, name: str) -> None:
+        self._locked(lambda: self._set_target_state(name, TargetState.STARTED))
+
+    def stop_connector(self, name: str) -> None:
+        def stop() -> None:
+            self._require(name)
+            self._remove_connector_tasks(name)
+            self._set_target_state(name, TargetState.STOPPED)
+
+        self._locked(stop)
+
+    def request_task_reconfiguration(self, name: str) -> None:
+        """A connector asked for new task configs (any thread; handled on the herder thread)."""
+        self._thread.submit(lambda: self._reconfigure(name, attempt=0))
+
+    # -- topics and offsets --------------------------------------------------------------------
+
+    def connector_active_topics(self, name: str) -> list[str]:
+        if not self._config.topic_tracking_enable:
+            raise ForbiddenError("Topic tracking is disabled.")
+        return sorted(self._status.active_topics(name))
+
+    def reset_connector_active_topics(self, name: str) -> None:
+        if not self._config.topic_tracking_enable:
+            raise ForbiddenError("Topic tracking is disabled.")
+        if not self._config.topic_tracking_allow_reset:
+            raise ForbiddenError("Topic tracking reset is disabled.")
+        self._status.reset_active_topics(name)
+
+    def connector_offsets(self, name: str) -> list[ConnectorOffset]:
+        def read() -> list[ConnectorOffset]:
+            self._require(name)
+            return self._offsets.offsets(name, self._configs.connector_config(name))
+
+        return self._locked(read)
+
+    def alter_connector_offsets(self, name: str, offsets: list[ConnectorOffset]) -> str:
+        def alter() -> str:
+            self._require_stopped(name)
+            return self._offsets.alter(name, self._configs.connector_config(name), offsets)
+
+        return self._locked(alter)
+
+    def reset_connector_offsets(self, name: str) -> str:
+        def reset() -> str:
+            self._require_stopped(name)
+            return self._offsets.reset(name, self._configs.connector_config(name))
+
+        return self._locked(reset)
+
+    # -- plug-ins and validation ---------------------------------------------------------------
+
+    def connector_plugins(self, connectors_only: bool) -> list[PluginInfo]:
+        types = (PluginType.SOURCE, PluginType.SINK) if connectors_only else ()
+        return [PluginInfo(d.class_name, d.type, d.version) for d in self._registry.plugins(*types)]
+
+    def connector_plugin_config(self, plugin: str) -> list[ConfigKeyInfo]:
+        return connector_plugin_config(plugin, self._registry)
+
+    def validate_connector_config(self, config: Mapping[str, str]) -> ConfigInfos:
+        return validate_connector_config(config, self._registry)
+
+    # -- internals (the lock is held) ----------------------------------------------------------
+
+    def _locked(self, operation: Callable[[], T]) -> T:
+        if not self._lock.acquire(timeout=self._request_timeout):
+            raise RequestTimeoutError("Request timed out")
+        try:
+            return operation()
+        finally:
+            self._lock.release()
+
+    def _require(self, name: str) -> None:
+        if not self._configs.contains(name):
+            raise NotFoundError(f"Connector {name} not found")
+
+    def _require_stopped(self, name: str) -> None:
+        self._require(name)
+        if self._configs.target_state(name) is not TargetState.STOPPED or self._configs.task_count(name) != 0:
+            raise BadRequestError(
+                "Connectors must be in the STOPPED state before their offsets can be modified. This can be done for "
+                f"the specified connector by issuing a 'PUT' request to the '/connectors/{name}/stop' endpoint"
+            )
+
+    def _raise_if_invalid(self, config: Mapping[str, str]) -> None:
+        message = invalid_config_message(validate_connector_config(config, self._registry))
+        if message is not None:
+            raise ConfigError(message)
+
+    def _type_of(self, name: str) -> ConnectorType:
+        # Lock-free on purpose (statuses are read without the herder lock); one dict read is atomic.
+        connector_class = self._configs.connector_class(name)
+        return ConnectorType.UNKNOWN if connector_class is None else self._registry.connector_type(connector_class)
+
+    def _connector_info(self, name: str) -> ConnectorInfo:
+        self._require(name)
+        config = self._configs.connector_config(name)
+        connector_type = self._registry.connector_type(config.get("connector.class", ""))
+        return ConnectorInfo(name, config, self._configs.tasks(name), connector_type)
+
+    def _start_connector(self, name: str) -> None:
+        config = self._configs.connector_config(name)
+        target = self._configs.target_state(name)
+        self.worker.start_connector(name, config, target, self.request_task_reconfiguration)
+
+    def _update_connector_tasks(self, name: str) -> None:
+        """Kafka's updateConnectorTasks: regenerate task configs and restart the tasks if anything changed."""
+        if not self.worker.is_running(name):
+            log.info("Skipping update of tasks for connector %s since it is not running", name)
+            return
+        if self._configs.target_state(name) is not TargetState.STARTED:
+            log.info("Skipping update of tasks for connector %s since its target state is %s", name, "not STARTED")
+            return
+        new_configs = self._recompute_task_configs(name)
+        if self._configs.task_configs_changed(name, new_configs):
+            self._remove_connector_tasks(name)
+            self._configs.put_task_configs(name, new_configs)
+            for task in self._configs.tasks(name):
+                self._start_task(task, self._configs.task_config(task) or {})
+
+    def _recompute_task_configs(self, name: str) -> list[dict[str, str]]:
+        config = self._configs.connector_config(name)
+        settings = ConnectorSettings.parse(config, self._registry.connector_type(config.get("connector.class", "")))
+        return self.worker.connector_task_configs(name, settings.tasks_max)
+
+    def _reconfigure(self, name: str, attempt: int) -> None:
+        if name not in self.worker.connector_names():
+            log.error("Task that requested reconfiguration does not exist: %s", name)
+            return
+        try:
+            self._update_connector_tasks(name)
+        except Exception:
+            low, high = _RECONFIGURE_BACKOFF_S
+            delay = min(high, low * (2**attempt))
+            log.exception("Failed to reconfigure the tasks of connector %s; retrying in %.2f s", name, delay)
+            self._thread.submit(lambda: self._reconfigure(name, attempt + 1), delay=delay)
+
+    def _start_task(self, task: ConnectorTaskId, task_config: Mapping[str, str]) -> bool:
+        config = self._configs.connector_config(task.connector)
+        target = self._configs.target_state(task.connector)
+        try:
+            self.worker.start_task(task, config, dict(task_config), target)
+        except Exception:
+            log.exception("Failed to start task %s", task)
+            self._status.on_task_failure(task, traceback.format_exc())
+            return False
+        # A task the worker could not even build is reported FAILED and not kept.
+        return self.worker.task(task) is not None
+
+    def _remove_connector_tasks(self, name: str) -> None:
+        tasks = self._configs.tasks(name)
+        if not tasks:
+            return
+        self.worker.stop_tasks(tasks, await_stop=True)
+        self._configs.remove_task_configs(name)
+        for task in tasks:
+            self._status.on_task_deletion(task)
+
+    def _set_target_state(self, name: str, state: TargetState) -> None:
+        self._require(name)
+        self._configs.put_target_state(name, state)
+        self.worker.set_target_state(name, state)
+        if state is TargetState.STARTED:
+            self._update_connector_tasks(name)
+
+    def _restart_connector_instance(self, name: str) -> None:
+        self._require(name)
+        self.worker.stop_connector(name)
+        self._start_connector(name)
+        if self._configs.target_state(name) is TargetState.STARTED:
+            self._update_connector_tasks(name)
+
+    def _plan_restart(self, request: RestartRequest) -> ConnectorStateInfo:
+        """KIP-745: mark what will restart as RESTARTING, answer with that, restart on the herder thread."""
+        name = request.connector
+        if not self._configs.contains(name):
+            raise NotFoundError(f"Unknown connector: {name}")
+        snapshot = self._status.connector_snapshot(name)
+        if snapshot.connector is None:
+            raise NotFoundError(f"Status for connector {name} not found")
+        plan = restart_plan(request, snapshot, self._type_of(name), self.worker_id)
+        if plan.restart_connector:
+            self._status.on_connector_restart(name)
+        for task in plan.tasks:
+            self._status.on_task_restart(task)
+        self._thread.submit(lambda: self._execute_restart(name, plan.restart_connector, plan.tasks))
+        return plan.answer
+
+    def _execute_restart(self, name: str, restart_connector: bool, tasks: list[ConnectorTaskId]) -> None:
+        if not self._configs.contains(name):
+            return
+        if restart_connector:
+            self.worker.stop_connector(name)
+            self._status.on_connector_restart(name)
+        if tasks:
+            self.worker.stop_tasks(tasks, await_stop=True)
+            for task in tasks:
+                self._status.on_task_restart(task)
+        if restart_connector:
+            try:
+                self._start_connector(name)
+                log.info("Connector '%s' restart successful", name)
+            except Exception:
+                log.exception("Connector '%s' restart failed", name)
+        for task in tasks:
+            task_config = self._configs.task_config(task)
+            if task_config is not None:
+                self._start_task(task, task_config)
+
+    def _admin_factory(self) -> Callable[[Mapping[str, str]], KafkaAdmin]:
+        clients = self._clients
+        assert clients is not None
+
+        def admin(connector_config: Mapping[str, str]) -> KafkaAdmin:
+            return clients.admin("kconnect-offsets-admin", connector_config)
+
+        return admin

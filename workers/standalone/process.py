@@ -1,0 +1,160 @@
+"""`StandaloneWorker`: one standalone worker process's parts, wired and started in Kafka's order.
+
+Order matters: the REST listener is bound first (its advertised `host:port` is the worker id that every
+status shows), then the stores, the Worker and the herder are built, the real REST app is attached, the
+connectors from the command line are created, and only then does `/health` say healthy. `stop` undoes it
+in reverse: REST first (no new requests), then the herder (tasks stop and commit their final offsets),
+then the offset store's last flush.
+
+Used by `kconnect standalone` (cli.py), by `make run` (workers/demo.py) and by tests, on the caller's
+thread.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from urllib.parse import urlsplit
+
+from connect.api.errors import ConfigError, ConnectError
+from connect.runtime.kafka_clients import KafkaClients
+from connect.runtime.loggers import LoggerLevels
+from connect.runtime.offsets import FileOffsetStore, MemoryOffsetStore, OffsetStore
+from connect.runtime.plugins import PluginRegistry
+from connect.runtime.states import State
+from connect.runtime.status import MemoryStatusStore
+from connect.runtime.worker import Worker
+from connect.runtime.worker_config import OFFSET_STORAGE_FILE, WorkerConfig
+from rest.app import create_app
+from rest.server import RestServer
+from workers.standalone.deferred_app import DeferredApp
+from workers.standalone.herder import StandaloneHerder
+from workers.standalone.properties import ConnectorFile
+
+log = logging.getLogger(__name__)
+
+PLUGIN_PATH_NOTE = (
+    "plugin.path is ignored: kconnect finds plug-ins through Python entry points, so install a plug-in's "
+    "package into the worker's Python environment instead"
+)
+
+
+class StandaloneWorker:
+    """A standalone worker: REST server, Worker and StandaloneHerder over memory/file stores."""
+
+    def __init__(
+        self,
+        config: WorkerConfig,
+        *,
+        registry: PluginRegistry | None = None,
+        require_offsets_file: bool = True,
+    ) -> None:
+        if require_offsets_file and config.offset_storage_file is None:
+            raise _missing(OFFSET_STORAGE_FILE)
+        self.config = config
+        self._registry = registry
+        self.rest: RestServer | None = None
+        self.herder: StandaloneHerder | None = None
+        self.offset_store: OffsetStore | None = None
+        self.status_store: MemoryStatusStore | None = None
+
+    @classmethod
+    def from_props(
+        cls, props: Mapping[str, str], *, registry: PluginRegistry | None = None, require_offsets_file: bool = True
+    ) -> StandaloneWorker:
+        """Parse `props` as a worker config (ConfigError names the first bad key)."""
+        return cls(WorkerConfig.from_props(props), registry=registry, require_offsets_file=require_offsets_file)
+
+    @property
+    def url(self) -> str:
+        """The REST URL a client on this machine can use (the advertised one, e.g. `http://host:8083/`)."""
+        if self.rest is None:
+            raise RuntimeError("The worker is not started")
+        return self.rest.advertised_url
+
+    @property
+    def local_url(self) -> str:
+        """`http://127.0.0.1:<port>` of the first listener: reachable whatever the advertised host is."""
+        if self.rest is None:
+            raise RuntimeError("The worker is not started")
+        return f"http://127.0.0.1:{self.rest.port}"
+
+    def start(self, connectors: Sequence[ConnectorFile] = ()) -> None:
+        """Bind REST, start the worker, create `connectors`; raises (after cleaning up) if any step fails."""
+        if self.config.get("plugin.path"):
+            log.info(PLUGIN_PATH_NOTE)
+        deferred = DeferredApp()
+        rest = RestServer(
+            deferred,
+            ",".join(self.config.listeners),
+            advertised_host=self.config.get("rest.advertised.host.name"),
+            advertised_port=self.config.get("rest.advertised.port"),
+        )
+        rest.start()
+        self.rest = rest
+        try:
+            self._start_worker(deferred, rest)
+            assert self.herder is not None
+            for connector in connectors:
+                self._create(self.herder, connector)
+            self.herder.mark_ready()
+        except BaseException:
+            self.stop()
+            raise
+        log.info("Kafka Connect standalone worker started: REST API at %s", self.url)
+
+    @staticmethod
+    def _create(herder: StandaloneHerder, connector: ConnectorFile) -> None:
+        """Create a connector from the command line; as in Kafka, one that fails to start stops the process."""
+        herder.put_connector_config(
+            connector.name, connector.config, allow_replace=False, initial_state=connector.initial_state
+        )
+        status = herder.connector_status(connector.name).connector
+        if status.state is State.FAILED:
+            first_line = (status.trace or "").strip().splitlines()[-1:] or ["no trace"]
+            raise ConnectError(f"Failed to start connector {connector.name}: {first_line[0]}")
+
+    def _start_worker(self, deferred: DeferredApp, rest: RestServer) -> None:
+        advertised = urlsplit(rest.advertised_url)
+        worker_id = f"{advertised.hostname}:{advertised.port}"
+        registry = self._registry or PluginRegistry.discover()
+        self.status_store = MemoryStatusStore(worker_id)
+        path = self.config.offset_storage_file
+        # The Worker starts the store (loading the offsets file) and stops it (final flush).
+        self.offset_store = FileOffsetStore(path) if path else MemoryOffsetStore()
+        clients = KafkaClients.from_worker_config(self.config)
+        worker = Worker(
+            worker_id=worker_id,
+            config=self.config,
+            plugins=registry,
+            offset_store=self.offset_store,
+            status=self.status_store,
+            clients=clients,
+        )
+        self.herder = StandaloneHerder(
+            worker,
+            registry,
+            self.status_store,
+            self.offset_store,
+            clients,
+            worker_id,
+            config=self.config,
+        )
+        self.herder.start()
+        deferred.attach(create_app(self.herder, loggers=LoggerLevels()))
+
+    def stop(self) -> None:
+        """Stop REST, then every task and connector (final offset commits), the worker and its offset store."""
+        log.info("Kafka Connect stopping")
+        if self.rest is not None:
+            self.rest.stop()
+        if self.herder is not None:
+            try:
+                self.herder.stop()
+            except Exception:
+                log.exception("Error while stopping the herder")
+        log.info("Kafka Connect stopped")
+
+
+def _missing(key: str) -> ConfigError:
+    return ConfigError(f'Missing required configuration "{key}" which has no default value.')

@@ -1,0 +1,64 @@
+"""`GET /`'s version and commit: read from the installed package's metadata, as Kafka reads its own from the
+version file its build writes. The commit comes from pip's `direct_url.json` when a VCS install recorded it,
+else from the git HEAD of the source tree this code runs from (an editable install or a checkout; files
+only, no git process). Anything else gives "unknown", Kafka's own fallback.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from importlib import metadata
+from pathlib import Path
+
+from connect.runtime.info import ServerInfo
+
+DISTRIBUTION = "kconnect"
+UNKNOWN = "unknown"
+
+
+def build_info(kafka_cluster_id: str | None) -> ServerInfo:
+    version, commit = _version_and_commit()
+    return ServerInfo(version, commit, kafka_cluster_id)
+
+
+@cache
+def _version_and_commit() -> tuple[str, str]:
+    try:
+        dist = metadata.distribution(DISTRIBUTION)
+    except metadata.PackageNotFoundError:
+        return UNKNOWN, git_head(_SOURCE_ROOT) or UNKNOWN
+    return dist.version, _recorded_commit(dist.read_text("direct_url.json")) or git_head(_SOURCE_ROOT) or UNKNOWN
+
+
+# workers/standalone/server_info.py → the directory holding the top-level packages.
+_SOURCE_ROOT = Path(__file__).resolve().parents[2]
+
+
+def _recorded_commit(direct_url: str | None) -> str | None:
+    try:
+        info = json.loads(direct_url or "")
+    except ValueError:
+        return None
+    commit = info.get("vcs_info", {}).get("commit_id") if isinstance(info, dict) else None
+    return commit if isinstance(commit, str) and commit else None
+
+
+def git_head(source: Path) -> str | None:
+    """The commit that `source/.git/HEAD` points at, or None if it cannot be read."""
+    git = source / ".git"
+    try:
+        head = (git / "HEAD").read_text().strip()
+        if not head.startswith("ref: "):
+            return head or None
+        ref = head[len("ref: ") :]
+        ref_file = git / ref
+        if ref_file.is_file():
+            return ref_file.read_text().strip() or None
+        for line in (git / "packed-refs").read_text().splitlines():
+            parts = line.split(" ", 1)
+            if len(parts) == 2 and parts[1] == ref:
+                return parts[0]
+    except OSError:
+        return None
+    return None
