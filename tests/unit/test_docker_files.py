@@ -1,0 +1,76 @@
+"""Static checks of docker/: no Docker engine runs here, so what can be checked without one is checked.
+
+The image's entry point is exercised as a plain process by the standalone tests; these tests make
+sure the build files point at things that exist and that the baked-in worker config is valid.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import tomllib
+from pathlib import Path
+
+import yaml
+
+from connect.runtime.worker_config import WorkerConfig
+from workers.cli import build_parser
+from workers.standalone.properties import read_properties
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCKERFILE = ROOT / "docker" / "Dockerfile"
+
+
+def _instructions(name: str) -> list[list[str]]:
+    rows = []
+    for line in DOCKERFILE.read_text().splitlines():
+        words = line.split()
+        if words and words[0] == name:
+            rows.append(words[1:])
+    return rows
+
+
+def test_hadolint_finds_no_warnings() -> None:
+    hadolint = shutil.which("hadolint") or str(Path(ROOT / ".venv" / "bin" / "hadolint"))
+    result = subprocess.run(
+        [hadolint, "--failure-threshold", "info", str(DOCKERFILE)], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_every_copied_path_exists_in_the_repository() -> None:
+    sources = [row[0] for row in _instructions("COPY") if not row[0].startswith("--")]
+    assert sources, "the Dockerfile copies the project"
+    for source in sources:
+        assert (ROOT / source).exists(), f"COPY {source}: no such path in the repository"
+    packages = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["root_packages"]
+    copied = {Path(s).name for s in sources}
+    assert set(packages) <= copied, f"packages missing from the image: {set(packages) - copied}"
+
+
+def test_entry_point_is_the_kconnect_command_and_its_default_subcommand_exists() -> None:
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    assert '["kconnect"]' in " ".join(_instructions("ENTRYPOINT")[0])
+    assert "kconnect" in scripts
+    cmd = " ".join(_instructions("CMD")[-1])  # the last CMD; a HEALTHCHECK continuation line has one too
+    subcommand = cmd.strip('[]"').split('"')[0]
+    properties = cmd.rstrip("]").split('"')[-2]
+    build_parser().parse_args([subcommand, properties])  # exits (fails the test) if unknown
+
+
+def test_baked_worker_config_is_a_valid_standalone_config() -> None:
+    props = read_properties(ROOT / "docker" / "worker.properties")
+    config = WorkerConfig.from_props(props)
+    assert config.bootstrap_servers == "kafka:9092"
+    assert props["offset.storage.file.filename"].startswith("/var/lib/kconnect/")
+    assert props["listeners"] == "http://0.0.0.0:8083", "the REST API must listen beyond the container's loopback"
+
+
+def test_compose_file_builds_this_image_next_to_a_broker() -> None:
+    compose = yaml.safe_load((ROOT / "docker" / "compose.yaml").read_text())
+    worker = compose["services"]["worker"]
+    context = (ROOT / "docker" / worker["build"]["context"]).resolve()
+    assert context == ROOT
+    assert (context / worker["build"]["dockerfile"]).resolve() == DOCKERFILE
+    assert "kafka" in compose["services"] and "kafka" in worker["depends_on"]
+    assert "8083:8083" in worker["ports"]
