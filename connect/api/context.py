@@ -82,7 +82,8 @@ class ErrantRecordReporter(Protocol):
 
 
 class SinkTaskContext(Protocol):
-    """Given to every `SinkTask`; only call it from within the task's own methods (the task thread)."""
+    """Given to every `SinkTask`; only call it from within the task's own methods (the task thread),
+    except `request_commit`, which any thread may call."""
 
     def configs(self) -> Mapping[str, str]: ...
 
@@ -101,7 +102,9 @@ class SinkTaskContext(Protocol):
     def resume(self, *partitions: TopicPartition) -> None: ...
 
     def request_commit(self) -> None:
-        """Ask for an offset commit (flush/pre_commit) as soon as possible."""
+        """Ask for an offset commit (flush/pre_commit) as soon as possible. Thread-safe: a task's own
+        background thread (e.g. one that finished writing a file) may call it; the runtime wakes up
+        and runs `pre_commit` on the task thread within a fraction of a second."""
         ...
 
     @property

@@ -10,6 +10,8 @@ Threads: the reader thread (daemon) creates, polls and closes its consumer and i
 `on_record`; the producer thread (daemon) serves delivery reports and resolves `send` futures (their
 callbacks run there); `send`, `read_to_end`, `wait_until_read` may be called from any other thread.
 `ensure_internal_topics` creates or verifies the topics before any log starts (caller's thread).
+Every client here is an internal one: it connects with the worker's top-level connection settings
+(`KafkaClients.internal_config`), never with the `producer.*`/`consumer.*`/`admin.*` meant for connectors.
 """
 
 from __future__ import annotations
@@ -34,8 +36,13 @@ from confluent_kafka.admin._resource import ResourceType
 from confluent_kafka.cimpl import NewTopic
 
 from connect.api.errors import ConfigError, ConnectError, RetriableError
-from connect.runtime.kafka_clients import KafkaClients, TopicSpec, connect_error, to_librdkafka
-from connect.runtime.states import ConnectorTaskId
+from connect.runtime.kafka_clients import (
+    KafkaClients,
+    TopicSpec,
+    admin_result,
+    connect_error,
+    retry_with_metadata_refresh,
+)
 
 log = logging.getLogger(__name__)
 librdkafka_log = logging.getLogger(__name__ + ".librdkafka")
@@ -44,8 +51,10 @@ RecordCallback = Callable[[bytes | None, bytes | None, int, int], None]
 """`on_record(key, value, partition, offset)`; value None is a tombstone."""
 
 # Writes must survive a broker failure and keep their order per partition: acks=all with the
-# idempotent producer (librdkafka retries without duplicates or reordering, up to 5 in flight).
+# idempotent producer (librdkafka retries without duplicates or reordering, up to 5 in flight), and
+# no delivery timeout, as Kafka Connect's internal producers (`send` callers bound their own waits).
 INTERNAL_PRODUCER = {
+    "message.timeout.ms": "2147483647",
     "acks": "all",
     "enable.idempotence": "true",
     "max.in.flight.requests.per.connection": "5",
@@ -84,7 +93,7 @@ class KafkaLog:
         self._on_record = on_record
         self._producer_config = _producer_config(clients, name, producer_overrides or {})
         self._consumer_config = _consumer_config(clients, name, consumer_overrides or {})
-        self._admin_config = clients.admin_config(f"{name}-admin", None)
+        self._admin_config = clients.internal_config("admin", f"kconnect-{name}-log-admin")
         committed = self._consumer_config.get("isolation.level") == "read_committed"
         self._isolation = IsolationLevel.READ_COMMITTED if committed else IsolationLevel.READ_UNCOMMITTED
         self._admin: AdminClient | None = None
@@ -247,25 +256,13 @@ class KafkaLog:
         if admin is None:
             raise ConnectError(f"The {self.name} log is not started")
         request = {KafkaTopicPartition(self.topic, p): OffsetSpec.latest() for p in self._partitions}  # type: ignore[no-untyped-call]
-        while True:
-            timeout = max(deadline - time.monotonic(), 0.1)
-            try:
-                futures = admin.list_offsets(request, isolation_level=self._isolation, request_timeout=timeout)
-                return {tp.partition: int(f.result(timeout=timeout).offset) for tp, f in futures.items()}
-            except KafkaException as exc:
-                error = connect_error(exc, f"Could not find the end of the {self.name} log ({self.topic})")
-                fatal = bool(exc.args) and isinstance(exc.args[0], KafkaError) and exc.args[0].fatal()
-            # A leader moving, a broker restarting, a topic created a moment ago (librdkafka does not flag
-            # NOT_LEADER_OR_FOLLOWER from ListOffsets as retriable): try again until the deadline.
-            if fatal or time.monotonic() >= deadline or self._stopping.is_set():
-                raise error
-            log.debug("%s; retrying", error)
-            # After a broker restart the admin client may keep asking with a stale leader epoch
-            # (FENCED_LEADER_EPOCH) until its metadata is refreshed, which listing topics does.
-            try:
-                admin.list_topics(timeout=max(min(deadline - time.monotonic(), 5.0), 0.1))
-            except KafkaException:
-                time.sleep(0.1)
+
+        def attempt(timeout: float) -> dict[int, int]:
+            futures = admin.list_offsets(request, isolation_level=self._isolation, request_timeout=timeout)
+            return {tp.partition: int(f.result(timeout=timeout).offset) for tp, f in futures.items()}
+
+        what = f"Could not find the end of the {self.name} log ({self.topic})"
+        return retry_with_metadata_refresh(admin, attempt, what, deadline, self._stopping.is_set)
 
     def _wait_for_partitions(self, deadline: float) -> list[int]:
         # A topic created a moment ago may not be in every broker's metadata yet. All topics are listed
@@ -347,23 +344,14 @@ def _all_led(partitions: Any) -> bool:
 
 
 def _producer_config(clients: KafkaClients, name: str, overrides: Mapping[str, str]) -> dict[str, str]:
-    base = clients.producer_config(f"kconnect-{name}-log-producer", {})
-    return {**base, **INTERNAL_PRODUCER, **to_librdkafka(overrides, "producer")}
+    return clients.internal_config("producer", f"kconnect-{name}-log-producer", {**INTERNAL_PRODUCER, **overrides})
 
 
 def _consumer_config(clients: KafkaClients, name: str, overrides: Mapping[str, str]) -> dict[str, str]:
-    # The factory builds task consumers; the placeholder task id is replaced by the group and client ids
-    # below. The reader assigns partitions itself and never joins or commits to this group.
-    java = clients.consumer_config(ConnectorTaskId(name, 0), {})
-    java.update(
-        {
-            "group.id": f"kconnect-{name}-log-reader-{uuid.uuid4().hex[:8]}",
-            "client.id": f"kconnect-{name}-log-reader",
-            **INTERNAL_CONSUMER,
-            **overrides,
-        }
-    )
-    return to_librdkafka(java, "consumer")
+    # librdkafka wants a group id even though the reader assigns partitions itself and never joins or
+    # commits to this group.
+    settings = {"group.id": f"kconnect-{name}-log-reader-{uuid.uuid4().hex[:8]}", **INTERNAL_CONSUMER, **overrides}
+    return clients.internal_config("consumer", f"kconnect-{name}-log-reader", settings)
 
 
 def _with_logging(config: Mapping[str, str]) -> dict[str, Any]:
@@ -404,7 +392,7 @@ def ensure_internal_topics(
     compact-only or has another partition count than asked.
     """
     topics = [s if isinstance(s, InternalTopicSpec) else InternalTopicSpec(**_fields(s)) for s in specs]
-    admin = AdminClient(_with_logging(clients.admin_config("kconnect-internal-topics", None)))
+    admin = AdminClient(_with_logging(clients.internal_config("admin", "kconnect-internal-topics")))
     created = _create_missing(admin, topics, timeout)
     for topic in topics:
         _verify(admin, topic, timeout)
@@ -440,7 +428,7 @@ def _create_missing(admin: AdminClient, topics: Sequence[InternalTopicSpec], tim
     created: set[str] = set()
     for topic in missing:
         try:
-            futures[topic.name].result(timeout=timeout)
+            admin_result(futures[topic.name], timeout, f"Could not create {_describe(topic)}")
             created.add(topic.name)
             log.info("Created internal topic %s (%d partitions, compacted)", topic.name, topic.partitions)
         except KafkaException as exc:
@@ -463,7 +451,8 @@ def _verify(admin: AdminClient, topic: InternalTopicSpec, timeout: float) -> Non
         try:
             metadata = admin.list_topics(timeout=timeout).topics.get(topic.name)
             resource = ConfigResource(ResourceType.TOPIC, topic.name)
-            configs = admin.describe_configs([resource], request_timeout=timeout)[resource].result(timeout=timeout)
+            future = admin.describe_configs([resource], request_timeout=timeout)[resource]
+            configs = admin_result(future, timeout, f"Could not describe {_describe(topic)}")
             break
         except KafkaException as exc:
             if time.monotonic() >= deadline:

@@ -14,8 +14,9 @@ lead to are Kafka Connect's (`AbstractStatus.State`):
 | `*_restart`           | RESTARTING  |
 | `*_deletion`          | removed (Kafka writes a DESTROYED tombstone) |
 
-`on_topic_used` records a topic a connector produced to or consumed from (KIP-558 topic tracking); the
-Worker calls it once per topic and task instance.
+`on_topic_used(task, topic)` records a topic a task produced to or consumed from (KIP-558 topic
+tracking; Kafka's status topic keeps the task that first used it); the Worker calls it once per topic
+and task instance.
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ class StatusListener(Protocol):
     def on_task_restart(self, task: ConnectorTaskId) -> None: ...
     def on_task_deletion(self, task: ConnectorTaskId) -> None: ...
 
-    def on_topic_used(self, connector: str, topic: str) -> None: ...
+    def on_topic_used(self, task: ConnectorTaskId, topic: str) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -120,9 +121,9 @@ class MemoryStatusStore:
         with self._lock:
             self._tasks.pop(task, None)
 
-    def on_topic_used(self, connector: str, topic: str) -> None:
+    def on_topic_used(self, task: ConnectorTaskId, topic: str) -> None:
         with self._lock:
-            self._topics.setdefault(connector, set()).add(topic)
+            self._topics.setdefault(task.connector, set()).add(topic)
 
     # -- reads ---------------------------------------------------------------------------------
 

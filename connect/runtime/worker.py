@@ -7,18 +7,22 @@ chain built from the worker config and the connector config (connector settings 
 instances become statuses (FAILED with the trace) through the `StatusListener`; the Worker raises
 only for requests that cannot be served at all (an unknown connector class, an unknown instance).
 
+A worker with `exactly.once.source.support=enabled` (distributed mode: a `group.id` and the Kafka
+offset store) runs source tasks exactly once (`WorkerEosSourceTask`, rules in `transactions`).
+
 The Worker starts and stops the offset store it is given. Topic tracking (KIP-558): every topic a
 task produced to or consumed from is recorded, per connector, here and through the listener.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 import time
 import traceback
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import Any, cast
 
 from connect.api.connector import Connector, SinkConnector, SourceConnector
 from connect.api.converter import Converter, HeaderConverter
@@ -34,9 +38,16 @@ from connect.runtime.plugins import PluginRegistry
 from connect.runtime.states import ConnectorTaskId, TargetState
 from connect.runtime.status import StatusListener
 from connect.runtime.task_contexts import WorkerConnectorContext
+from connect.runtime.transactions import (
+    TransactionalOffsetStore,
+    transactional_id,
+    use_exactly_once,
+    worker_exactly_once_enabled,
+)
 from connect.runtime.transforms import TransformationChain
 from connect.runtime.worker_config import HEADER_CONVERTER, KEY_CONVERTER, VALUE_CONVERTER, WorkerConfig
 from connect.runtime.worker_connector import WorkerConnector
+from connect.runtime.worker_eos_source_task import WorkerEosSourceTask
 from connect.runtime.worker_sink_task import WorkerSinkTask
 from connect.runtime.worker_source_task import RecordTransformer, WorkerSourceTask
 from connect.runtime.worker_task import WorkerTask
@@ -61,7 +72,10 @@ class Worker:
         offset_store: OffsetStore,
         status: StatusListener,
         clients: KafkaClients | None = None,
+        exactly_once_check: Callable[[ConnectorTaskId], None] | None = None,
     ) -> None:
+        """`exactly_once_check(task)` (distributed herder): run on an exactly-once source task's thread before
+        and after it fences its predecessor; raise to refuse the start (e.g. task configs changed meanwhile)."""
         self.worker_id = worker_id
         self.config = config
         self.plugins = plugins
@@ -73,6 +87,8 @@ class Worker:
         self._tasks: dict[ConnectorTaskId, WorkerTask] = {}
         self._topics: dict[str, set[str]] = {}
         self._graceful_s = config.task_shutdown_graceful_timeout_ms / 1000
+        self.exactly_once_source = worker_exactly_once_enabled(config, offset_store)
+        self._exactly_once_check = exactly_once_check
 
     # -- worker lifecycle -----------------------------------------------------------------------
 
@@ -260,12 +276,12 @@ class Worker:
         with self._lock:
             self._topics.pop(name, None)
 
-    def _topic_used(self, connector: str, topic: str) -> None:
+    def _topic_used(self, task: ConnectorTaskId, topic: str) -> None:
         if not self.config.topic_tracking_enable:
             return
         with self._lock:
-            self._topics.setdefault(connector, set()).add(topic)
-        self.status.on_topic_used(connector, topic)
+            self._topics.setdefault(task.connector, set()).add(topic)
+        self.status.on_topic_used(task, topic)
 
     # -- building tasks -------------------------------------------------------------------------
 
@@ -292,9 +308,16 @@ class Worker:
             transformer = self._transformer(connector_config)
             closeables.append(transformer)
             reporters: list[ErrorReporter] = [LogReporter(settings.errors)]
-            on_topic_used = _bind_topic(self._topic_used, task_id.connector)
+            on_topic_used = _bind_topic(self._topic_used, task_id)
             interval = self.config.offset_flush_interval_ms
             if isinstance(task, SourceTask):
+                if use_exactly_once(self.exactly_once_source, connector_class, settings):
+                    converters = (key_converter, value_converter, header_converter)
+                    handler = ErrorHandler(settings.errors, task_id, reporters)
+                    configs = (task_config, connector_config)
+                    return self._exactly_once_task(
+                        task_id, task, configs, target_state, settings, converters, transformer, handler, on_topic_used
+                    )
                 producer = self.clients.producer(
                     task_id,
                     connector_config,
@@ -353,6 +376,46 @@ class Worker:
                     except Exception:
                         log.exception("Task %s: closing %r after a failed start failed", task_id, closeable)
             raise
+
+    def _exactly_once_task(
+        self,
+        task_id: ConnectorTaskId,
+        task: SourceTask,
+        configs: tuple[Mapping[str, str], Mapping[str, str]],
+        target_state: TargetState,
+        settings: ConnectorSettings,
+        converters: tuple[Converter, Converter, HeaderConverter],
+        transformer: RecordTransformer | None,
+        error_handler: ErrorHandler,
+        on_topic_used: Callable[[str], None],
+    ) -> WorkerEosSourceTask:
+        task_config, connector_config = configs
+        producer = self.clients.transactional_producer(
+            task_id,
+            connector_config,
+            transactional_id(self.config.group_id or "", task_id),
+            failure_reports_only=not WorkerSourceTask.needs_record_reports(type(task)),
+        )
+        check = self._exactly_once_check
+        return WorkerEosSourceTask(
+            task_id,
+            task,
+            task_config,
+            self.status,
+            target_state,
+            producer=producer,
+            key_converter=converters[0],
+            value_converter=converters[1],
+            header_converter=converters[2],
+            transformer=transformer,
+            error_handler=error_handler,
+            offset_store=cast(TransactionalOffsetStore, self.offset_store),  # worker_exactly_once_enabled checked
+            transaction_boundary=settings.transaction_boundary,
+            transaction_boundary_interval_ms=settings.transaction_boundary_interval_ms
+            or self.config.offset_flush_interval_ms,
+            ownership_check=None if check is None else functools.partial(check, task_id),
+            on_topic_used=on_topic_used,
+        )
 
     def _converter(self, settings: ConnectorSettings, key: str, *, is_key: bool) -> Converter:
         # Kafka's rule: the sub-configs come from whichever config named the class.
@@ -415,9 +478,9 @@ class Worker:
         return sink_group_id(name, connector_config)
 
 
-def _bind_topic(record: Callable[[str, str], None], connector: str) -> Callable[[str], None]:
+def _bind_topic(record: Callable[[ConnectorTaskId, str], None], task: ConnectorTaskId) -> Callable[[str], None]:
     def used(topic: str) -> None:
-        record(connector, topic)
+        record(task, topic)
 
     return used
 

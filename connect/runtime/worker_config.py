@@ -31,6 +31,7 @@ TASK_SHUTDOWN_GRACEFUL_TIMEOUT_MS = "task.shutdown.graceful.timeout.ms"
 LISTENERS = "listeners"
 OVERRIDE_POLICY = "connector.client.config.override.policy"
 OFFSET_STORAGE_FILE = "offset.storage.file.filename"
+EXACTLY_ONCE_SOURCE_SUPPORT = "exactly.once.source.support"
 
 DEFAULT_HEADER_CONVERTER = "org.apache.kafka.connect.storage.SimpleHeaderConverter"
 
@@ -98,7 +99,7 @@ def worker_config_def() -> ConfigDef:
     d.define("worker.sync.timeout.ms", ConfigType.INT, 3000, None, Importance.MEDIUM, "Config sync timeout.")
     d.define("scheduled.rebalance.max.delay.ms", ConfigType.INT, 300000, None, Importance.LOW, "Rebalance delay.")
     d.define(
-        "exactly.once.source.support",
+        EXACTLY_ONCE_SOURCE_SUPPORT,
         ConfigType.STRING,
         "disabled",
         ValidString.in_("disabled", "preparing", "enabled", ignore_case=True),
@@ -194,6 +195,11 @@ class WorkerConfig:
     def group_id(self) -> str | None:
         value = self.values["group.id"]
         return str(value) if value else None
+
+    @property
+    def exactly_once_source_support(self) -> str:
+        """`disabled`, `preparing` or `enabled` (KIP-618; only `enabled` runs source tasks exactly once)."""
+        return str(self.values[EXACTLY_ONCE_SOURCE_SUPPORT]).lower()
 
     def get(self, key: str) -> Any:
         """A parsed value of a defined key, or the original string of any other key (None if absent)."""

@@ -2,9 +2,15 @@
 
 Loop: `consume` a batch (rebalance callbacks run inside it, on this thread: revoked → commit +
 `task.close`, assigned → `task.open` + requested rewinds) → header/key/value converters → SinkRecords
-→ transformation chain → `task.put(batch)` (also with an empty batch, as Kafka Connect does, so
-time-based sinks can flush). A `RetriableError` from `put` pauses every partition and redelivers the
-same batch after `context.timeout` (default 0.5 s); any other error fails the task.
+→ transformation chain → `task.put(batch)` (also with an empty batch when nothing came, as Kafka Connect
+does, so time-based sinks can flush and a sink that paused all its partitions can resume them). A
+`RetriableError` from `put` pauses every partition and redelivers the same batch after `context.timeout`
+(default 0.5 s); any other error fails the task. Rewinds (`context.offset`) requested during `put` are
+applied as soon as it returns: before any commit and before the next `put`, whose records of a rewound
+partition start at the requested offset.
+
+`consume` cannot be interrupted, so while nothing arrives the loop consumes in slices of `WAKE_CHECK_S`
+and wakes early for `context.request_commit()` (which any thread may call), a stop or a pause.
 
 Offsets: `current` is, per partition, the next offset after what `put` accepted. Every
 `offset.flush.interval.ms`, on `context.request_commit()`, on revocation and on stop:
@@ -19,6 +25,8 @@ task keeps its group membership.
 from __future__ import annotations
 
 import logging
+import math
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
@@ -38,8 +46,10 @@ from connect.runtime.worker_task import WorkerTask
 
 log = logging.getLogger(__name__)
 
-# consume() blocks at most this long, which bounds how late a stop or pause is noticed.
+# consume() blocks at most this long between two puts (an empty one when nothing came).
 POLL_TIMEOUT_S = 0.5
+# While waiting, consume() is called in slices this long: a commit request, stop or pause is seen within it.
+WAKE_CHECK_S = 0.05
 COMMIT_TIMEOUT_S = 30.0
 # Redelivery back-off after a RetriableError from put when the task set no context.timeout.
 DEFAULT_RETRY_BACKOFF_S = 0.5
@@ -83,7 +93,8 @@ class WorkerSinkTask(WorkerTask):
         error_handler.stop_on(self.stop_event)
         self.dead_letter_queue = dead_letter_queue
         reporter = WorkerErrantRecordReporter(self._report_errant) if errant_reporter_enabled else None
-        self.context = WorkerSinkTaskContext(task_config, consumer, reporter)
+        self._wakeup = threading.Event()
+        self.context = WorkerSinkTaskContext(task_config, consumer, reporter, on_commit_request=self._wakeup.set)
         self.flush_interval_s = offset_flush_interval_ms / 1000
         self._on_topic_used = on_topic_used
         self._topics_seen: set[str] = set()
@@ -143,7 +154,7 @@ class WorkerSinkTask(WorkerTask):
     # -- the loop -------------------------------------------------------------------------------
 
     def execute(self) -> None:
-        consume = self.consumer.consume
+        consume = self._consume
         max_records = self.consumer.max_records
         clock = self._clock
         next_commit = clock() + self.flush_interval_s
@@ -171,10 +182,29 @@ class WorkerSinkTask(WorkerTask):
                 self._deliver(records, offsets)
             else:
                 self._deliver([], {})
-            if self.context.commit_requested or clock() >= next_commit:
-                self.context.commit_requested = False
+            if self.context.take_commit_request() or clock() >= next_commit:
                 self.commit_offsets()
                 next_commit = clock() + self.flush_interval_s
+
+    def _consume(self, max_records: int, timeout: float) -> Sequence[KafkaMessage]:
+        """`consume(max_records, timeout)` in slices, returning after the first that brings records or
+        once `_wakeup` is set (a commit request, stop or target change, possibly from another thread)."""
+        consume = self.consumer.consume
+        wakeup = self._wakeup
+        slices = max(1, math.ceil(timeout / WAKE_CHECK_S))
+        for _ in range(slices):
+            messages = consume(max_records, timeout / slices)
+            if messages or wakeup.is_set():
+                break
+        # Whatever woke us is also recorded where the loop looks next (commit flag, stopping, target).
+        wakeup.clear()
+        return messages
+
+    def on_target_change(self, target: TargetState) -> None:
+        self._wakeup.set()
+
+    def on_stop_requested(self) -> None:
+        self._wakeup.set()
 
     def _sync_pause(self) -> None:
         paused = self.target_state is not TargetState.STARTED
@@ -353,6 +383,7 @@ class WorkerSinkTask(WorkerTask):
             # commit (up to offset.flush.interval.ms); a short fixed back-off recovers sooner.
             timeout_ms, self.context.timeout_ms = self.context.timeout_ms, -1
             self._retry_at = self._clock() + (timeout_ms / 1000 if timeout_ms >= 0 else DEFAULT_RETRY_BACKOFF_S)
+            self._apply_rewinds()  # drops the rewound partitions' records from the batch to redeliver
             return
         except Exception as exc:
             raise ConnectError(f"Exiting WorkerSinkTask due to unrecoverable exception: {exc!r}") from exc
@@ -361,6 +392,7 @@ class WorkerSinkTask(WorkerTask):
             self.current.update(offsets)
         self._retry_batch = None
         self._retry_offsets = {}
+        self._apply_rewinds()
 
     def _drop_retry_records(self, partitions: set[TopicPartition]) -> None:
         if self._retry_batch is None:

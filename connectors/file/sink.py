@@ -2,7 +2,9 @@
 
 Kafka's `FileStreamSinkConnector` with its one key, `file`; the topics come from the framework's
 `topics`/`topics.regex`. A value is written as its text (Kafka's `println(record.value())`), so a
-null value is the line `null`. `flush` makes the lines durable before the runtime commits offsets.
+null value is the line `null`. Like Kafka's task, which prints each record as `put` gets it, every `put`
+hands its lines to the OS at once (one write for the batch), so they are readable without waiting for a
+commit; `flush` makes them durable (fsync) before the runtime commits offsets.
 Every call of the task comes from the task's own thread.
 """
 
@@ -38,8 +40,6 @@ CONFIG_DEF = ConfigDef().define(
     importance=Importance.HIGH,
     documentation="Destination filename. If not specified, the standard output will be used",
 )
-
-_WRITE_BUFFER_BYTES = 1 << 20
 
 
 class FileStreamSinkConnector(SinkConnector):
@@ -101,9 +101,7 @@ class FileStreamSinkTask(SinkTask):
             self._out = sys.stdout
             return
         try:
-            self._out = open(  # noqa: SIM115 - kept open until stop()
-                self._filename, "a", encoding="utf-8", newline="", buffering=_WRITE_BUFFER_BYTES
-            )
+            self._out = open(self._filename, "a", encoding="utf-8", newline="")  # noqa: SIM115 - kept open until stop()
         except OSError as exc:
             raise ConnectError(f"Couldn't find or create file '{self._filename}' for FileStreamSinkTask") from exc
 
@@ -111,9 +109,10 @@ class FileStreamSinkTask(SinkTask):
         if not records:
             return
         out = self._require_output()
-        values = [r.value for r in records]
-        out.write("\n".join([v if v.__class__ is str else value_text(v) for v in values]))
-        out.write("\n")
+        lines = [v if (v := r.value).__class__ is str else value_text(v) for r in records]
+        lines.append("")
+        out.write("\n".join(lines))
+        out.flush()
 
     def flush(self, offsets: Mapping[TopicPartition, int]) -> None:
         out = self._require_output()

@@ -11,7 +11,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.integration.test_standalone_support import KconnectProcess, all_running, line_count, wait_until
+from tests.integration.test_standalone_support import KconnectProcess, all_running, line_count
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.e2e
 

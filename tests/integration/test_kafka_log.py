@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import threading
-import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
-from typing import TypeVar
 
 import pytest
 from confluent_kafka import Producer
@@ -18,23 +16,13 @@ from connect.api.errors import ConfigError, ConnectError
 from connect.runtime.kafka_clients import KafkaClients, TopicSpec
 from connect.runtime.kafka_log import InternalTopicSpec, KafkaLog, ensure_internal_topics
 from connect.runtime.stores import key_partition, murmur2
+from connect.runtime.worker_config import WorkerConfig
 from tests.fixtures.kafka import TopicFactory
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.integration
 
-T = TypeVar("T")
 Record = tuple[bytes | None, bytes | None, int, int]
-
-
-def wait_until(condition: Callable[[], T], timeout: float, what: str) -> T:
-    deadline = time.monotonic() + timeout
-    while True:
-        result = condition()
-        if result:
-            return result
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
-        time.sleep(0.05)
 
 
 class Recorder:
@@ -213,6 +201,33 @@ def test_stopped_log_refuses_writes(topic_factory: TopicFactory, clients: KafkaC
 
     with pytest.raises(ConnectError):
         log.send(b"k", b"v")
+
+
+def test_logs_connect_with_the_workers_top_level_settings_not_the_connector_clients_ones(kafka_bootstrap: str) -> None:
+    nowhere = "127.0.0.1:1"  # nothing listens there: a client using these settings never connects
+    config = WorkerConfig.from_props(
+        {
+            "bootstrap.servers": kafka_bootstrap,
+            "key.converter": "StringConverter",
+            "value.converter": "StringConverter",
+            "producer.bootstrap.servers": nowhere,
+            "consumer.bootstrap.servers": nowhere,
+            "admin.bootstrap.servers": nowhere,
+        }
+    )
+    clients = KafkaClients.from_worker_config(config)
+    name = f"internal-{uuid.uuid4().hex[:8]}"
+    assert ensure_internal_topics(clients, [InternalTopicSpec(name, 1, 1)], timeout=15) == {name}
+    recorder = Recorder()
+    log = KafkaLog(name, clients, on_record=recorder, name="settings")
+    log.start(15)
+    try:
+        assert log.send(b"k", b"v").result(timeout=15) == (0, 0)
+        log.read_to_end(15)
+        assert recorder.keys() == [b"k"]
+    finally:
+        log.stop()
+        AdminClient({"bootstrap.servers": kafka_bootstrap}).delete_topics([name])
 
 
 def test_start_fails_clearly_for_a_missing_topic(clients: KafkaClients) -> None:

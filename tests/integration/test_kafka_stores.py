@@ -27,22 +27,12 @@ from connect.runtime.stores import (
     key_partition,
 )
 from tests.fixtures.kafka import TopicFactory, start_local_kafka
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.integration
 
 T = TypeVar("T")
 COMPACT = {"cleanup.policy": "compact"}
-
-
-def wait_until(condition: Callable[[], T], timeout: float, what: str) -> T:
-    deadline = time.monotonic() + timeout
-    while True:
-        result = condition()
-        if result:
-            return result
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
-        time.sleep(0.05)
 
 
 def read_all(bootstrap: str, topic: str, partitions: int) -> list[tuple[int, bytes | None, bytes | None]]:
@@ -403,7 +393,7 @@ def test_deletion_removes_the_connector_its_tasks_and_topics(
     worker2 = status_store(status_topic, clients, "w2:8083", 1, stopper)
     worker1.on_connector_startup("orders")
     worker1.on_task_startup(ConnectorTaskId("orders", 0))
-    worker1.on_topic_used("orders", "orders-topic")
+    worker1.on_topic_used(ConnectorTaskId("orders", 0), "orders-topic")
     worker1.on_connector_startup("users")
     worker1.read_to_end(30)
 
@@ -421,9 +411,9 @@ def test_active_topics_are_shared_and_reset(
     worker1 = status_store(status_topic, clients, "w1:8083", 1, stopper)
     worker2 = status_store(status_topic, clients, "w2:8083", 1, stopper)
 
-    worker1.on_topic_used("orders", "orders-a")
-    worker1.on_topic_used("orders", "orders-b")
-    worker1.on_topic_used("orders", "orders-a")
+    worker1.on_topic_used(ConnectorTaskId("orders", 2), "orders-a")
+    worker1.on_topic_used(ConnectorTaskId("orders", 0), "orders-b")
+    worker1.on_topic_used(ConnectorTaskId("orders", 1), "orders-a")
     worker1.read_to_end(30)
     worker2.read_to_end(30)
     assert worker2.active_topics("orders") == {"orders-a", "orders-b"}
@@ -435,6 +425,8 @@ def test_active_topics_are_shared_and_reset(
     assert len(topic_records) == 1, "a topic is announced once"
     assert topic_records[0]["topic"]["name"] == "orders-a"
     assert topic_records[0]["topic"]["connector"] == "orders"
+    assert topic_records[0]["topic"]["task"] == 2, "with the task that used it first"
+    assert [s.task for s in worker2.topic_statuses("orders")] == [2, 0]
 
     worker2.reset_active_topics("orders")
     worker2.read_to_end(30)

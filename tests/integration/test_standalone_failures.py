@@ -20,9 +20,9 @@ from tests.integration.test_standalone_support import (
     line_count,
     running_worker,
     status_of,
-    wait_until,
     worker_props,
 )
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.integration
 

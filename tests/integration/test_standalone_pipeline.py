@@ -18,9 +18,9 @@ from tests.integration.test_standalone_support import (
     all_running,
     line_count,
     running_worker,
-    wait_until,
     worker_props,
 )
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.integration
 

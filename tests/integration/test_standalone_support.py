@@ -12,31 +12,17 @@ import re
 import signal
 import subprocess
 import sys
-import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import httpx
 
 from connect.runtime.plugins import PluginRegistry
+from tests.support.waiting import wait_until
 from workers.standalone.process import StandaloneWorker
 from workers.standalone.properties import ConnectorFile
-
-T = TypeVar("T")
-
-
-def wait_until(condition: Callable[[], T], timeout: float, what: str, interval: float = 0.1) -> T:
-    """The first truthy value of `condition()`, polled until `timeout` seconds; AssertionError naming `what`."""
-    deadline = time.monotonic() + timeout
-    last: T = condition()
-    while not last:
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what} (last value: {last!r})")
-        time.sleep(interval)
-        last = condition()
-    return last
 
 
 def worker_props(bootstrap: str, offsets_file: Path, **extra: str) -> dict[str, str]:

@@ -30,19 +30,12 @@ from connect.runtime.states import ConnectorTaskId, State, TargetState
 from connect.runtime.status import MemoryStatusStore
 from connect.runtime.worker import Worker
 from connect.runtime.worker_config import WorkerConfig
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.integration
 
 RECEIVED: dict[str, list[SinkRecord]] = {}
 RECEIVED_LOCK = threading.Lock()
-
-
-def wait_until(condition: Callable[[], object], timeout: float = 60.0, what: str = "condition") -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
-        time.sleep(0.05)
 
 
 class SequenceSourceTask(SourceTask):
@@ -194,13 +187,13 @@ def test_source_records_reach_a_sink_in_partition_order_with_offsets_committed(
         tasks=1,
     )
     reader = OffsetStorageReader(source, harness.store)
-    wait_until(lambda: reader.offset({"generator": "0"}) == {"n": count - 1}, what="source offsets")
+    wait_until(lambda: reader.offset({"generator": "0"}) == {"n": count - 1}, 60, what="source offsets")
     assert harness.state(source_ids[0]) is State.RUNNING
     assert harness.worker.active_topics(source) == {topic}
 
     sink = f"collect-{uuid.uuid4().hex[:8]}"
     sink_ids = harness.run(sink, {"connector.class": "CollectingSink", "topics": topic}, tasks=2)
-    wait_until(lambda: len(RECEIVED.get(sink, [])) >= count, what="all records at the sink")
+    wait_until(lambda: len(RECEIVED.get(sink, [])) >= count, 60, what="all records at the sink")
     with RECEIVED_LOCK:
         records = list(RECEIVED[sink])
     assert len(records) == count  # nothing twice
@@ -211,7 +204,9 @@ def test_source_records_reach_a_sink_in_partition_order_with_offsets_committed(
         assert all(r.key == f"k{r.value['n']}" for r in mine)
     end_offsets = {TopicPartition(topic, p): count // 3 for p in range(3)}
     admin = harness.clients.admin()
-    wait_until(lambda: admin.consumer_group_offsets(f"connect-{sink}") == end_offsets, what="committed group offsets")
+    wait_until(
+        lambda: admin.consumer_group_offsets(f"connect-{sink}") == end_offsets, 60, what="committed group offsets"
+    )
     harness.worker.stop_tasks(sink_ids)
     assert all(harness.state(t) is State.UNASSIGNED for t in sink_ids)
 
@@ -229,9 +224,9 @@ def test_a_regex_subscription_reads_every_matching_topic(
     assert producer.flush(10) == 0
     sink = f"regex-{uuid.uuid4().hex[:8]}"
     harness.run(sink, {"connector.class": "CollectingSink", "topics.regex": f"{prefix}-.*"}, tasks=1)
-    wait_until(lambda: len(RECEIVED.get(sink, [])) == 2, what="a record from each topic")
+    wait_until(lambda: len(RECEIVED.get(sink, [])) == 2, 60, what="a record from each topic")
     assert sorted(r.topic for r in RECEIVED[sink]) == topics
-    wait_until(lambda: harness.worker.active_topics(sink) == set(topics), what="both topics tracked")
+    wait_until(lambda: harness.worker.active_topics(sink) == set(topics), 60, what="both topics tracked")
     kafka_admin.delete_topics(topics)
 
 
@@ -245,12 +240,12 @@ def test_a_retriable_put_failure_redelivers_without_loss_or_duplicates(
     assert producer.flush(10) == 0
     sink = f"retry-{uuid.uuid4().hex[:8]}"
     harness.run(sink, {"connector.class": "CollectingSink", "topics": topic, "fail.first.puts": "3"}, tasks=1)
-    wait_until(lambda: len(RECEIVED.get(sink, [])) >= 200, what="all records")
+    wait_until(lambda: len(RECEIVED.get(sink, [])) >= 200, 60, what="all records")
     time.sleep(0.5)  # anything redelivered twice would show up now
     assert sorted(r.value["i"] for r in RECEIVED[sink]) == list(range(200))
     admin = harness.clients.admin()
     expected = {TopicPartition(topic, 0): 100, TopicPartition(topic, 1): 100}
-    wait_until(lambda: admin.consumer_group_offsets(f"connect-{sink}") == expected, what="committed offsets")
+    wait_until(lambda: admin.consumer_group_offsets(f"connect-{sink}") == expected, 60, what="committed offsets")
 
 
 def test_offsets_of_records_kafka_never_acknowledged_are_never_stored(kafka_bootstrap: str, unique_topic: str) -> None:
@@ -266,7 +261,7 @@ def test_offsets_of_records_kafka_never_acknowledged_are_never_stored(kafka_boot
             "producer.override.bootstrap.servers": "127.0.0.1:1",
         }
         [task_id] = h.run(name, config, tasks=1)
-        wait_until(lambda: h.state(task_id) is State.RUNNING, what="RUNNING")
+        wait_until(lambda: h.state(task_id) is State.RUNNING, 60, what="RUNNING")
         time.sleep(1.0)  # several flush intervals pass without an acknowledgement
         assert h.store.snapshot() == {}
         h.worker.stop_tasks([task_id])
@@ -296,7 +291,7 @@ def test_bad_records_go_to_the_dead_letter_queue_and_the_sink_moves_on(
         },
         tasks=1,
     )
-    wait_until(lambda: len(RECEIVED.get(sink, [])) == 2, what="the two good records")
+    wait_until(lambda: len(RECEIVED.get(sink, [])) == 2, 60, what="the two good records")
     assert [r.value for r in RECEIVED[sink]] == [{"ok": 1}, {"ok": 2}]
     dead = _read_all(kafka_bootstrap, dlq, expected=1)
     assert [(m.key(), m.value()) for m in dead] == [(b"key", b"not json")]

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from bench.catalog import GROUP_NAMES
 from bench.cli import parse_args
 from bench.plots import draw_all
 from bench.report import benchmark_table, format_number, render
@@ -102,6 +103,45 @@ def test_plots_are_drawn_for_groups_with_measurements_only(tmp_path: Path) -> No
 
 def test_only_selects_groups_in_report_order_and_rejects_unknown_names() -> None:
     assert parse_args(["--only", "sink,raw", "--only", "rest"]).groups == ["raw", "sink", "rest"]
-    assert len(parse_args([]).groups) == 9
+    assert parse_args([]).groups == list(GROUP_NAMES)
     with pytest.raises(SystemExit):
         parse_args(["--only", "nope"])
+
+
+def seconds(value: float, at_least: bool = False) -> dict[str, Metric]:
+    return {"p50_s": Metric("s", False, (value,), at_least)}
+
+
+def failover_measured() -> BenchmarkResult:
+    distributed = "distributed, 3 workers"
+    return BenchmarkResult(
+        name="failover-kill",
+        group="failover",
+        title="kill -9 of one of 3 workers",
+        short="kill -9",
+        method="",
+        metrics_order=("p50_s",),
+        systems={
+            "kconnect": SystemResult.measured("kconnect", seconds(12.0)).in_mode(distributed),
+            "java-connect-delay-0": SystemResult.measured("Java, delay 0", seconds(10.0)).in_mode(distributed),
+            "java-connect": SystemResult.measured("Java, default", seconds(30.0, at_least=True)).in_mode(distributed),
+        },
+        comparisons=(Reference("delay 0", "java-connect-delay-0"), Reference("default", "java-connect")),
+    )
+
+
+def test_a_wait_cut_off_at_its_bound_reads_as_more_than_the_bound_and_bounds_its_ratios() -> None:
+    table = benchmark_table(failover_measured(), ResultsFile({"failover-kill": failover_measured()}))
+    assert table[0] == "| system | worker mode | p50 (s) | p50 (s) ÷ delay 0 | p50 (s) ÷ default |"
+    assert table[2] == "| kconnect | distributed, 3 workers | 12.0 | 1.20× | < 0.40× |"  # noqa: RUF001
+    assert table[4] == "| Java, default | distributed, 3 workers | > 30.0 | > 3.00× | — |"  # noqa: RUF001
+
+
+def test_the_headline_keeps_the_bound_of_a_cut_off_reference() -> None:
+    page = render(ResultsFile({"failover-kill": failover_measured()}), {}, method="")
+    line = "| kill -9 of one of 3 workers | p50 (s): 12.0 s | 1.20× delay 0, < 0.40× default (lower is better) |"  # noqa: RUF001
+    assert line in page
+
+
+def test_tables_without_worker_modes_have_no_mode_column() -> None:
+    assert "worker mode" not in benchmark_table(source_entry(), results())[0]

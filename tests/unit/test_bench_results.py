@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -51,6 +52,7 @@ def test_saved_metrics_carry_min_median_max_for_readers_of_the_json(tmp_path: Pa
         "min": 100.0,
         "median": 110.0,
         "max": 120.0,
+        "at_least": False,
     }
 
 
@@ -89,3 +91,32 @@ def test_a_file_of_another_schema_is_refused(tmp_path: Path) -> None:
 def test_entries_are_ordered_by_group_as_the_report_lists_them() -> None:
     results = ResultsFile({"s": entry("s", "source"), "r": entry("r", "raw"), "x": entry("x", "unknown")})
     assert [e.name for e in results.ordered(["raw", "source"])] == ["r", "s", "x"]
+
+
+def test_worker_modes_and_cut_off_figures_survive_the_file(tmp_path: Path) -> None:
+    row = SystemResult.measured("Java", {"p50_s": Metric("s", False, (30.0,), at_least=True)}).in_mode("distributed")
+    original = ResultsFile({"f": replace(entry("f", "failover"), systems={"java-connect": row})})
+    path = tmp_path / "results.json"
+    original.save(path)
+    loaded = ResultsFile.load(path).benchmarks["f"].systems["java-connect"]
+    assert loaded.worker_mode == "distributed"
+    assert loaded.metrics["p50_s"].at_least
+
+
+def test_a_mode_once_given_is_kept() -> None:
+    row = SystemResult.measured("kconnect", {}).in_mode("standalone")
+    assert row.in_mode("distributed, 3 workers").worker_mode == "standalone"
+
+
+def test_files_written_before_worker_modes_and_bounds_still_load(tmp_path: Path) -> None:
+    path = tmp_path / "results.json"
+    ResultsFile({"e": entry("e", "source")}).save(path)
+    data = json.loads(path.read_text())
+    for system in data["benchmarks"]["e"]["systems"].values():
+        del system["worker_mode"]
+        for metric in system["metrics"].values():
+            del metric["at_least"]
+    path.write_text(json.dumps(data))
+    loaded = ResultsFile.load(path).benchmarks["e"].systems["kconnect"]
+    assert loaded.worker_mode == ""
+    assert not loaded.metrics["records_per_s"].at_least

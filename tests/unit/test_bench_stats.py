@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bench.harness import repeat
-from bench.stats import Summary, percentile, rate, ratio
+from bench.stats import Summary, bounded_percentile, percentile, rate, ratio
 
 
 def test_summary_gives_min_median_max_of_the_repetitions() -> None:
@@ -61,3 +61,21 @@ def test_repeat_discards_the_warm_ups_and_keeps_every_measured_repetition() -> N
     kept = repeat(measure, warmups=2, repetitions=3)
     assert calls == [0, 1, 2, 3, 4]
     assert kept == {"records_per_s": [20.0, 30.0, 40.0], "MB_per_s": [2.0, 3.0, 4.0]}
+
+
+def test_a_bounded_percentile_of_waits_that_all_ended_is_the_plain_percentile() -> None:
+    assert bounded_percentile([3.0, 1.0, 2.0], 60.0, 0.5) == (2.0, False)
+
+
+def test_a_percentile_that_reaches_a_cut_off_wait_is_only_a_lower_bound() -> None:
+    waits: list[float | None] = [10.0, 11.0, 12.0, None]
+    assert bounded_percentile(waits, 30.0, 0.5) == (11.5, False)
+    value, at_least = bounded_percentile(waits, 30.0, 0.99)
+    assert at_least
+    assert 12.0 < value <= 30.0
+    assert bounded_percentile([None, None], 30.0, 0.5) == (30.0, True)
+
+
+def test_an_observed_wait_longer_than_the_bound_is_a_bug() -> None:
+    with pytest.raises(ValueError):
+        bounded_percentile([31.0], 30.0, 0.5)

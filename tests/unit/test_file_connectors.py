@@ -316,6 +316,21 @@ def test_sink_appends_values_as_lines_and_flushes(tmp_path: Path) -> None:
     assert path.read_text(encoding="utf-8").endswith("\nlater\n")
 
 
+def test_sink_lines_are_readable_as_soon_as_put_returns(tmp_path: Path) -> None:
+    # Kafka's task prints each record as put() gets it; waiting for the next commit's flush would delay
+    # every line by up to offset.flush.interval.ms.
+    path = tmp_path / "out.txt"
+    task = FileStreamSinkTask()
+    task.start({"file": str(path), "topics": "t"})
+    try:
+        task.put([sink_record("first", 0), sink_record("second", 1)])
+        assert path.read_text(encoding="utf-8") == "first\nsecond\n"
+        task.put([sink_record("third", 2)])
+        assert path.read_text(encoding="utf-8") == "first\nsecond\nthird\n"
+    finally:
+        task.stop()
+
+
 def test_sink_writes_to_stdout_without_a_file(capsys: pytest.CaptureFixture[str]) -> None:
     task = FileStreamSinkTask()
     task.start({"topics": "t"})

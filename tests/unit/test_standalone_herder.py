@@ -22,7 +22,8 @@ from connect.runtime.states import ConnectorTaskId, State, TargetState
 from connect.runtime.status import MemoryStatusStore
 from connect.runtime.worker import Worker
 from connect.runtime.worker_config import WorkerConfig
-from tests.unit.worker_fakes import FakeClients, wait_until
+from tests.support.waiting import wait_until
+from tests.unit.worker_fakes import FakeClients
 from workers.standalone import herder as herder_module
 from workers.standalone.herder import StandaloneHerder
 

@@ -28,7 +28,8 @@ from connect.runtime.states import ConnectorTaskId, State, TargetState
 from connect.runtime.status import MemoryStatusStore
 from connect.runtime.worker import TooManyTasksError, Worker
 from connect.runtime.worker_config import WorkerConfig
-from tests.unit.worker_fakes import FakeClients, wait_until
+from tests.support.waiting import wait_until
+from tests.unit.worker_fakes import FakeClients
 
 EVENTS: list[str] = []
 
@@ -217,6 +218,15 @@ def test_connectors_started_paused_or_stopped_are_not_started(fx: Fixture) -> No
     fx.worker.set_target_state("p", TargetState.STARTED)
     assert fx.connector_state("p") is State.RUNNING
     assert EVENTS == ["start:p"]
+
+
+def test_topic_use_is_reported_with_the_task_that_used_it(fx: Fixture, monkeypatch: pytest.MonkeyPatch) -> None:
+    used: list[tuple[ConnectorTaskId, str]] = []
+    monkeypatch.setattr(fx.status, "on_topic_used", lambda task, topic: used.append((task, topic)))
+    fx.start_source(extra={"count": "1"})
+    fx.start_source_tasks(count="1")
+    wait_until(lambda: len(used) == 2, what="both tasks' first record")
+    assert sorted(used) == [(ConnectorTaskId("src", 0), "out"), (ConnectorTaskId("src", 1), "out")]
 
 
 def test_source_tasks_produce_and_store_offsets(fx: Fixture) -> None:

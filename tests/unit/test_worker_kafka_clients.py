@@ -1,13 +1,23 @@
-"""Client settings: Kafka Connect's defaults, worker and connector layers, override policy, Java keys."""
+"""Client settings (Kafka Connect's defaults, worker and connector layers, override policy, Java keys,
+internal clients) and the admin calls' errors and retries."""
 
 from __future__ import annotations
 
-import pytest
+import time
+from collections.abc import Callable
+from concurrent.futures import Future
+from types import SimpleNamespace
+from typing import Any, cast
 
-from connect.api.errors import ConfigError
+import pytest
+from confluent_kafka import KafkaError, KafkaException
+
+from connect.api.errors import ConfigError, ConnectError, RetriableError
+from connect.api.records import TopicPartition
 from connect.runtime.kafka_client_config import override_violations, sink_group_id, to_librdkafka
-from connect.runtime.kafka_clients import KafkaClients
+from connect.runtime.kafka_clients import KafkaAdmin, KafkaClients, TopicSpec
 from connect.runtime.states import ConnectorTaskId
+from connect.runtime.worker_config import WorkerConfig
 
 TASK = ConnectorTaskId("orders", 2)
 
@@ -53,6 +63,15 @@ def test_consumer_defaults_and_group() -> None:
     assert sink_group_id("orders", {}) == "connect-orders"
 
 
+def test_sink_consumers_fetch_again_soon_after_their_prefetch_queue_drains() -> None:
+    # librdkafka's default (1000 ms) left a sink that reads faster than one fetch per second idle.
+    assert clients().consumer_config(TASK, {})["fetch.queue.backoff.ms"] == "10"
+    worker_layer = clients(consumer={"fetch.queue.backoff.ms": "100"}).consumer_config(TASK, {})
+    assert worker_layer["fetch.queue.backoff.ms"] == "100"
+    connector_layer = clients().consumer_config(TASK, {"consumer.override.fetch.queue.backoff.ms": "50"})
+    assert connector_layer["fetch.queue.backoff.ms"] == "50"
+
+
 def test_java_only_settings_are_dropped_and_renamed_ones_translated() -> None:
     translated = to_librdkafka(
         {
@@ -89,3 +108,172 @@ def test_override_policy() -> None:
     assert override_violations("Principal", config) == ["producer.override.linger.ms"]
     with pytest.raises(ConfigError, match=r"producer\.override\.linger\.ms"):
         clients("None").producer_config("p", config)
+
+
+# -- internal clients ----------------------------------------------------------------------------
+
+WORKER_PROPS = {
+    "key.converter": "StringConverter",
+    "value.converter": "StringConverter",
+    "bootstrap.servers": "b1:9092, b2:9092",
+    "security.protocol": "SASL_SSL",
+    "sasl.mechanism": "PLAIN",
+    "sasl.jaas.config": 'org.apache.kafka.common.security.plain.PlainLoginModule required username="w" password="p";',
+    "ssl.ca.location": "/etc/kafka/ca.pem",
+    "ssl.truststore.location": "/etc/kafka/truststore.jks",
+    "client.dns.lookup": "use_all_dns_ips",
+    "producer.acks": "1",
+    "producer.bootstrap.servers": "connector-cluster:9092",
+    "consumer.security.protocol": "PLAINTEXT",
+    "consumer.max.poll.records": "50",
+    "admin.client.id": "connector-admin",
+    "offset.flush.interval.ms": "1000",
+}
+
+
+def test_internal_clients_connect_with_the_workers_top_level_settings_not_the_connector_ones() -> None:
+    factory = KafkaClients.from_worker_config(WorkerConfig.from_props(WORKER_PROPS))
+    connection = {
+        "bootstrap.servers": "b1:9092,b2:9092",
+        "security.protocol": "SASL_SSL",
+        "sasl.mechanism": "PLAIN",
+        "sasl.username": "w",
+        "sasl.password": "p",
+        "ssl.ca.location": "/etc/kafka/ca.pem",
+        "client.dns.lookup": "use_all_dns_ips",
+    }
+    assert factory.internal_config("consumer", "kconnect-config-log-reader", {"group.id": "g"}) == {
+        **connection,
+        "client.id": "kconnect-config-log-reader",
+        "group.id": "g",
+    }
+    assert factory.internal_config("producer", "p", {"acks": "all"}) == {**connection, "client.id": "p", "acks": "all"}
+    assert factory.internal_config("admin", "a") == {**connection, "client.id": "a"}
+    # Connector clients keep using producer.* / consumer.* (plus bootstrap.servers), as before.
+    assert factory.producer_config("c", {})["bootstrap.servers"] == "connector-cluster:9092"
+    assert factory.consumer_config(TASK, {})["security.protocol"] == "PLAINTEXT"
+
+
+def test_without_worker_settings_internal_clients_connect_as_the_consumers_do() -> None:
+    factory = clients(consumer={"security.protocol": "SSL", "fetch.min.bytes": "1"})
+    assert factory.internal_config("admin", "a") == {
+        "bootstrap.servers": "b:9092",
+        "security.protocol": "SSL",
+        "client.id": "a",
+    }
+
+
+# -- admin calls ---------------------------------------------------------------------------------
+
+
+def _pending() -> Future[Any]:
+    return Future()
+
+
+def _failed(code: int) -> Future[Any]:
+    future: Future[Any] = Future()
+    future.set_exception(KafkaException(KafkaError(code)))
+    return future
+
+
+def _offset(value: int) -> Future[Any]:
+    future: Future[Any] = Future()
+    future.set_result(SimpleNamespace(offset=value))
+    return future
+
+
+class SilentAdmin:
+    """An AdminClient whose requests never get an answer (a broker that stopped responding)."""
+
+    def describe_cluster(self, **kwargs: Any) -> Future[Any]:
+        return _pending()
+
+    def describe_topics(self, topics: Any, **kwargs: Any) -> dict[str, Future[Any]]:
+        return {name: _pending() for name in topics.topic_names}
+
+    def create_topics(self, topics: list[Any], **kwargs: Any) -> dict[str, Future[Any]]:
+        return {topic.topic: _pending() for topic in topics}
+
+    def list_offsets(self, request: dict[Any, Any], **kwargs: Any) -> dict[Any, Future[Any]]:
+        return {tp: _pending() for tp in request}
+
+    def list_consumer_group_offsets(self, groups: list[Any], **kwargs: Any) -> dict[str, Future[Any]]:
+        return {group.group_id: _pending() for group in groups}
+
+    def alter_consumer_group_offsets(self, groups: list[Any], **kwargs: Any) -> dict[str, Future[Any]]:
+        return {group.group_id: _pending() for group in groups}
+
+    def delete_consumer_groups(self, groups: list[str], **kwargs: Any) -> dict[str, Future[Any]]:
+        return {group: _pending() for group in groups}
+
+    def list_topics(self, **kwargs: Any) -> Any:
+        return SimpleNamespace(topics={}, brokers={})
+
+
+TP0 = TopicPartition("orders", 0)
+
+
+@pytest.mark.parametrize(
+    ("call", "names"),
+    [
+        (lambda admin: admin.cluster_id(timeout=0.05), "Could not describe the Kafka cluster"),
+        (lambda admin: admin.partition_count("orders", timeout=0.05), "Could not describe topic orders"),
+        (lambda admin: admin.create_topics([TopicSpec("orders")], timeout=0.05), "Could not create topic orders"),
+        (lambda admin: admin.end_offsets([TP0], timeout=0.05), "Could not list end offsets"),
+        (lambda admin: admin.consumer_group_offsets("g", timeout=0.05), "offsets of consumer group g"),
+        (lambda admin: admin.alter_consumer_group_offsets("g", {TP0: 1}, timeout=0.05), "offsets of consumer group g"),
+        (lambda admin: admin.delete_consumer_group("g", timeout=0.05), "Could not delete consumer group g"),
+    ],
+)
+def test_admin_calls_that_time_out_raise_a_retriable_error_naming_the_call(
+    call: Callable[[KafkaAdmin], object], names: str
+) -> None:
+    with pytest.raises(RetriableError, match=rf"{names}.*timed out"):
+        call(KafkaAdmin(cast(Any, SilentAdmin())))
+
+
+class RestartedBrokerAdmin(SilentAdmin):
+    """ListOffsets fails with `errors` (one per attempt) until a metadata refresh, then answers."""
+
+    def __init__(self, errors: list[int], refresh_fixes: bool = True) -> None:
+        self.errors = errors
+        self.refresh_fixes = refresh_fixes
+        self.refreshed = False
+        self.attempts = 0
+
+    def list_offsets(self, request: dict[Any, Any], **kwargs: Any) -> dict[Any, Future[Any]]:
+        self.attempts += 1
+        if self.errors and not (self.refresh_fixes and self.refreshed):
+            code = self.errors.pop(0)
+            return {tp: _failed(code) for tp in request}
+        return {tp: _offset(7) for tp in request}
+
+    def list_topics(self, **kwargs: Any) -> Any:
+        self.refreshed = True
+        return super().list_topics(**kwargs)
+
+
+def test_end_offsets_refresh_metadata_and_retry_after_a_stale_leader_epoch() -> None:
+    fake = RestartedBrokerAdmin([KafkaError.FENCED_LEADER_EPOCH])
+    assert KafkaAdmin(cast(Any, fake)).end_offsets([TP0], timeout=5) == {TP0: 7}
+    assert fake.refreshed and fake.attempts == 2
+
+
+def test_end_offsets_retry_while_the_leader_moves_but_not_past_the_deadline() -> None:
+    moving = RestartedBrokerAdmin([KafkaError.LEADER_NOT_AVAILABLE, KafkaError.NOT_LEADER_FOR_PARTITION], False)
+    assert KafkaAdmin(cast(Any, moving)).end_offsets([TP0], timeout=5) == {TP0: 7}
+    assert moving.attempts == 3
+    stuck = RestartedBrokerAdmin([KafkaError.NOT_LEADER_FOR_PARTITION] * 1000, refresh_fixes=False)
+    started = time.monotonic()
+    with pytest.raises(RetriableError, match="Could not list end offsets"):
+        KafkaAdmin(cast(Any, stuck)).end_offsets([TP0], timeout=0.5)
+    assert 0.5 <= time.monotonic() - started < 2.0
+    assert stuck.attempts < 10, "retries back off instead of hammering the broker"
+
+
+def test_end_offsets_give_up_at_once_on_errors_no_retry_mends() -> None:
+    denied = RestartedBrokerAdmin([KafkaError.TOPIC_AUTHORIZATION_FAILED], refresh_fixes=False)
+    with pytest.raises(ConnectError, match=r"Could not list end offsets: .*uthoriz") as raised:
+        KafkaAdmin(cast(Any, denied)).end_offsets([TP0], timeout=30)
+    assert not isinstance(raised.value, RetriableError)
+    assert denied.attempts == 1

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
+import threading
+import time
 from collections.abc import Collection, Mapping, Sequence
 from concurrent.futures import Future
 from typing import Any
@@ -10,10 +13,12 @@ from connect.api import RetriableError, SinkRecord, SinkTask, TopicPartition
 from connect.runtime.connector_config import ErrorHandlingSettings, ErrorTolerance
 from connect.runtime.converters import SimpleHeaderConverter, StringConverter
 from connect.runtime.error_handling import DeadLetterQueueReporter, ErrorHandler, LogReporter
+from connect.runtime.kafka_clients import KafkaMessage
 from connect.runtime.states import ConnectorTaskId, State, TargetState
 from connect.runtime.status import MemoryStatusStore
-from connect.runtime.worker_sink_task import WorkerSinkTask
-from tests.unit.worker_fakes import FakeConsumer, FakeProducer, wait_until
+from connect.runtime.worker_sink_task import POLL_TIMEOUT_S, WorkerSinkTask
+from tests.support.waiting import wait_until
+from tests.unit.worker_fakes import FakeConsumer, FakeProducer
 
 TASK = ConnectorTaskId("snk", 1)
 P0 = TopicPartition("in", 0)
@@ -59,6 +64,21 @@ class RecordingSinkTask(SinkTask):
         return offsets
 
 
+class BlockingConsumer(FakeConsumer):
+    """Waits out the whole timeout when it has nothing to return (all paused, or idle), as librdkafka does."""
+
+    def __init__(self) -> None:
+        super().__init__([P0, P1])
+        self.waiting = threading.Event()
+
+    def consume(self, max_records: int, timeout: float) -> list[KafkaMessage]:
+        out = super().consume(max_records, 0)
+        if not out:
+            self.waiting.set()
+            time.sleep(timeout)
+        return out
+
+
 class Harness:
     def __init__(
         self,
@@ -67,10 +87,11 @@ class Harness:
         dlq: bool = False,
         flush_interval_ms: int = 60_000,
         target: TargetState = TargetState.STARTED,
+        consumer: FakeConsumer | None = None,
     ) -> None:
         self.task = RecordingSinkTask()
         self.status = MemoryStatusStore("worker-1")
-        self.consumer = FakeConsumer([P0, P1])
+        self.consumer = consumer or FakeConsumer([P0, P1])
         key, value, header = StringConverter(), StringConverter(), SimpleHeaderConverter()
         key.configure({}, True)
         value.configure({}, False)
@@ -106,7 +127,8 @@ class Harness:
 
     def start(self) -> None:
         self.runner.start_thread()
-        wait_until(lambda: self.state() in (State.RUNNING, State.PAUSED), what="started")
+        # Any state will do: a task that fails at its first record may be FAILED before RUNNING is seen.
+        wait_until(lambda: self.state() is not None, what="started")
 
     def stop(self) -> None:
         self.runner.stop()
@@ -140,6 +162,50 @@ def test_put_is_called_with_empty_batches_when_idle() -> None:
     h.start()
     wait_until(lambda: h.task.puts >= 3, what="empty puts")
     h.stop()
+
+
+def test_a_sink_that_paused_all_its_partitions_keeps_getting_empty_puts_and_can_resume_in_one() -> None:
+    h = Harness(consumer=BlockingConsumer(), flush_interval_ms=200)
+    empty_puts_while_paused: list[float] = []
+    record_put = h.task.put
+
+    def put(records: Sequence[SinkRecord]) -> None:
+        if records and not h.consumer.paused:
+            h.task.context.pause(P0, P1)  # back-pressure: buffers full
+        elif not records and h.consumer.paused:
+            empty_puts_while_paused.append(time.monotonic())
+            if len(empty_puts_while_paused) == 4:
+                h.task.context.resume(P0, P1)  # drained, with no new record to trigger it
+        record_put(records)
+
+    h.task.put = put  # type: ignore[method-assign]
+    h.consumer.append("in", 0, b"a")
+    h.start()
+    wait_until(lambda: h.consumer.paused == {P0, P1}, what="the sink pausing everything")
+    h.consumer.append("in", 1, b"b")
+    wait_until(lambda: [v for _, v in h.values()] == ["a", "b"], what="the record that waited for the resume")
+    h.stop()
+    gaps = [later - earlier for earlier, later in itertools.pairwise(empty_puts_while_paused)]
+    assert len(empty_puts_while_paused) == 4
+    assert max(gaps) < 0.2 + 0.15, f"empty puts at most offset.flush.interval.ms apart, got {gaps}"
+
+
+def test_request_commit_from_another_thread_commits_promptly_while_the_loop_waits() -> None:
+    consumer = BlockingConsumer()
+    h = Harness(consumer=consumer)  # the periodic commit is a minute away
+    h.consumer.append("in", 0, b"a")
+    h.start()
+    wait_until(lambda: len(h.task.received) == 1, what="the record")
+    consumer.waiting.clear()
+    wait_until(consumer.waiting.is_set, what="the loop waiting in consume")
+    requested = time.monotonic()
+    writer = threading.Thread(target=h.runner.context.request_commit, name="sink-writer")
+    writer.start()
+    wait_until(lambda: h.consumer.committed_offsets == {P0: 1}, what="the requested commit")
+    elapsed = time.monotonic() - requested
+    writer.join()
+    h.stop()
+    assert elapsed < POLL_TIMEOUT_S / 2, f"the commit came {elapsed:.2f} s after the request"
 
 
 def test_a_retriable_put_error_redelivers_the_same_batch_with_partitions_paused() -> None:
@@ -223,6 +289,45 @@ def test_context_offset_rewinds_the_consumer() -> None:
     wait_until(lambda: len(h.task.received) == 5, what="re-read from offset 1")
     assert [v for _, v in h.values()] == ["a", "b", "c", "b", "c"]
     h.stop()
+
+
+def test_a_rewind_requested_in_put_is_applied_before_any_commit_and_the_next_put() -> None:
+    h = Harness()
+
+    def rewind_and_commit(task: RecordingSinkTask, records: Sequence[SinkRecord]) -> None:
+        if len(task.received) == 0:
+            task.context.offset({P0: 1})
+            task.context.request_commit()
+
+    h.task.on_put = rewind_and_commit
+    for value in (b"a", b"b", b"c"):
+        h.consumer.append("in", 0, value)
+    h.start()
+    wait_until(lambda: len(h.task.received) == 5, what="b and c again")
+    h.stop()
+    assert [v for _, v in h.values()] == ["a", "b", "c", "b", "c"]
+    # The commit asked for in the same put covers only what stays accepted: a, not b and c.
+    assert h.task.flushed[0] == {P0: 1}
+    assert h.consumer.commits[0] == {P0: 1}
+
+
+def test_a_rewind_requested_by_a_failing_put_drops_that_partitions_records_from_the_redelivery() -> None:
+    h = Harness()
+
+    def rewind_then_fail(task: RecordingSinkTask, records: Sequence[SinkRecord]) -> None:
+        if len(task.received) == 0 and any(r.kafka_partition == 0 for r in records):
+            task.context.offset({P0: 2})
+            raise RetriableError("db busy")
+
+    h.task.on_put = rewind_then_fail
+    for value in (b"a", b"b", b"c"):
+        h.consumer.append("in", 0, value)
+    h.consumer.append("in", 1, b"x")
+    h.start()
+    wait_until(lambda: len(h.task.received) == 2, what="x and c")
+    h.stop()
+    assert sorted(h.values()) == [(0, "c"), (1, "x")]
+    assert [r.kafka_offset for r in h.task.received if r.kafka_partition == 0] == [2]
 
 
 def test_rewinds_requested_in_open_start_the_partition_there() -> None:

@@ -15,7 +15,8 @@ from connect.runtime.offsets import MemoryOffsetStore, OffsetStorageReader
 from connect.runtime.states import ConnectorTaskId, State, TargetState
 from connect.runtime.status import MemoryStatusStore
 from connect.runtime.worker_source_task import WorkerSourceTask
-from tests.unit.worker_fakes import FakeProducer, wait_until
+from tests.support.waiting import wait_until
+from tests.unit.worker_fakes import FakeProducer
 
 TASK = ConnectorTaskId("src", 0)
 

@@ -49,9 +49,9 @@ def test_task_statuses_by_connector_and_deletion() -> None:
 
 def test_topic_tracking_and_reset() -> None:
     store = MemoryStatusStore("w:8083")
-    store.on_topic_used("c", "a")
-    store.on_topic_used("c", "b")
-    store.on_topic_used("c", "a")
+    store.on_topic_used(T0, "a")
+    store.on_topic_used(T1, "b")
+    store.on_topic_used(T1, "a")
     assert store.active_topics("c") == {"a", "b"}
     store.reset_active_topics("c")
     assert store.active_topics("c") == set()

@@ -29,14 +29,6 @@ from connect.runtime.kafka_clients import (
 from connect.runtime.states import ConnectorTaskId
 
 
-def wait_until(condition: Callable[[], object], timeout: float = 10.0, what: str = "condition") -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
-        time.sleep(0.005)
-
-
 class FakeError:
     def __init__(self, text: str, code: int = -1, fatal: bool = False, retriable: bool = False) -> None:
         self._text, self._code, self._fatal, self._retriable = text, code, fatal, retriable

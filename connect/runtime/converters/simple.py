@@ -24,6 +24,10 @@ from connect.api.records import Headers
 from connect.runtime.converters.config import ENCODING_CONFIG, converter_config_def, with_converter_type
 from connect.runtime.plugins.version import runtime_version
 
+# What a null becomes, shared: SchemaAndValue is immutable, and sinks see a null key on most records.
+_NULL_STRING = SchemaAndValue(OPTIONAL_STRING_SCHEMA, None)
+_NULL_BYTES = SchemaAndValue(OPTIONAL_BYTES_SCHEMA, None)
+
 
 def string_converter_config_def() -> ConfigDef:
     return converter_config_def().define(
@@ -61,9 +65,12 @@ class StringConverter(Converter, HeaderConverter):
             raise invalid_value(ENCODING_CONFIG, encoding, "Unknown encoding") from None
 
     def from_connect_data(self, topic: str, schema: Schema | None, value: Any, headers: Headers = ()) -> bytes | None:
-        if value is None:
+        if value.__class__ is str or isinstance(value, str):
+            text = value
+        elif value is None:
             return None
-        text = value if isinstance(value, str) else _to_text(value)
+        else:
+            text = _to_text(value)
         try:
             return text.encode(self.encoding)
         except UnicodeEncodeError as exc:
@@ -71,7 +78,7 @@ class StringConverter(Converter, HeaderConverter):
 
     def to_connect_data(self, topic: str, value: bytes | None, headers: Headers = ()) -> SchemaAndValue:
         if value is None:
-            return SchemaAndValue(OPTIONAL_STRING_SCHEMA, None)
+            return _NULL_STRING
         try:
             return SchemaAndValue(OPTIONAL_STRING_SCHEMA, value.decode(self.encoding))
         except UnicodeDecodeError as exc:
@@ -114,6 +121,8 @@ class ByteArrayConverter(Converter, HeaderConverter):
         raise DataError(f"ByteArrayConverter is not compatible with objects of type {type(value).__name__}")
 
     def to_connect_data(self, topic: str, value: bytes | None, headers: Headers = ()) -> SchemaAndValue:
+        if value is None:
+            return _NULL_BYTES
         return SchemaAndValue(OPTIONAL_BYTES_SCHEMA, value)
 
     def from_connect_header(self, topic: str, header_key: str, schema: Schema | None, value: Any) -> bytes | None:

@@ -132,13 +132,14 @@ class KafkaStatusStore:
     def on_task_deletion(self, task: ConnectorTaskId) -> None:
         self._send(records.task_key(task), None)
 
-    def on_topic_used(self, connector: str, topic: str) -> None:
+    def on_topic_used(self, task: ConnectorTaskId, topic: str) -> None:
+        connector = task.connector
         with self._lock:
+            # As Kafka: a topic is announced once per connector, with the task that used it first.
             if topic in self._topics.get(connector, {}) or (connector, topic) in self._announced:
                 return
             self._announced.add((connector, topic))
-        # The listener does not say which task used the topic; 0 stands for "a task of the connector".
-        status = TopicStatus(topic, connector, 0, int(time.time() * 1000))
+        status = TopicStatus(topic, connector, task.task, int(time.time() * 1000))
         self._send(records.topic_key(topic, connector), records.topic_value(status))
 
     # -- reads ----------------------------------------------------------------------------------

@@ -1,0 +1,61 @@
+"""A cluster rides out a restart of its Kafka broker: the workers lose their slots while Kafka is away,
+rejoin when it is back, and the pipeline delivers every record (at-least-once).
+
+The broker is this test's own (the session broker is shared with other tests and must not go away).
+"""
+
+from __future__ import annotations
+
+import signal
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.test_distributed_support import (
+    cluster_factory,
+    datagen_config,
+    expected_keys,
+    make_topic,
+    sink_config,
+    sink_keys,
+    wait_until,
+)
+from tests.fixtures.kafka import start_local_kafka
+
+pytestmark = pytest.mark.e2e
+
+TASKS = 4
+RECORDS = TASKS * 1500
+
+
+def test_the_cluster_rides_out_a_broker_restart(tmp_path: Path) -> None:
+    kafka = start_local_kafka(tmp_path / "kafka", nodes=1)
+    try:
+        with cluster_factory(kafka.bootstrap_servers, tmp_path) as make:
+            cluster = make(2)
+            topic = make_topic(cluster.bootstrap, TASKS)
+            cluster.create("src", datagen_config(cluster, topic, tasks=TASKS, rate=300, records=RECORDS))
+            cluster.create("sink", sink_config(cluster, topic, tasks=TASKS))
+            names = ["src", "sink"]
+            wait_until(lambda: cluster.running_on(names, 2 * TASKS, cluster.workers), 60, "the pipeline to run")
+            wait_until(lambda: len(sink_keys(cluster.runs, "sink")) > RECORDS // 5, 60, "a fifth of the records")
+
+            kafka.stop()
+            # Away long enough for every worker's session to expire: each drops its slots.
+            wait_until(
+                lambda: all("Slots lost" in w.log_text() for w in cluster.workers),
+                60,
+                "the workers to lose their slots",
+            )
+            kafka.start()
+
+            wait_until(lambda: cluster.running_on(names, 2 * TASKS, cluster.workers), 90, "the pipeline to run again")
+            expected = expected_keys(TASKS, RECORDS)
+            wait_until(
+                lambda: not expected - sink_keys(cluster.runs, "sink"), 120, "every record in the sink", interval=0.5
+            )
+            for worker in cluster.workers:
+                worker.signal(signal.SIGTERM)
+                assert worker.wait_exit(30) == 0, worker.log_tail()
+    finally:
+        kafka.stop()

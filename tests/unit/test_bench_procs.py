@@ -1,0 +1,93 @@
+"""Processes the benchmark harness starts die with it: on a clean exit, on kill -9 of one, and on kill -9 of it."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from bench.procs import ProcessSet
+from bench.reaper import apply
+
+REPO = Path(__file__).resolve().parents[2]
+# A shell whose own child (a grandchild of the harness) keeps running: process-group signalling must reach it.
+FAMILY = ["sh", "-c", "sleep 300 & echo $! > grandchild.pid; wait"]
+
+
+def wait_for(condition: Callable[[], bool], timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "condition not reached in time"
+        time.sleep(0.02)
+
+
+def running(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def grandchild(directory: Path) -> int:
+    pid_file = directory / "grandchild.pid"
+    wait_for(lambda: pid_file.exists() and pid_file.read_text().strip().isdigit())
+    return int(pid_file.read_text())
+
+
+def test_leaving_the_set_ends_every_process_it_started_and_their_children(tmp_path: Path) -> None:
+    with ProcessSet() as processes:
+        leader = processes.spawn("family", FAMILY, tmp_path / "family.log", cwd=tmp_path)
+        child = grandchild(tmp_path)
+        assert running(leader.pid) and running(child)
+    assert not leader.alive()
+    wait_for(lambda: not running(child))
+
+
+def test_a_kill_ends_the_whole_group_at_once(tmp_path: Path) -> None:
+    with ProcessSet() as processes:
+        leader = processes.spawn("family", FAMILY, tmp_path / "family.log", cwd=tmp_path)
+        child = grandchild(tmp_path)
+        processes.kill(leader)
+        assert leader.returncode == -signal.SIGKILL
+        wait_for(lambda: not running(child))
+
+
+HARNESS = """
+import sys, time
+from pathlib import Path
+from bench.procs import ProcessSet
+directory = Path(sys.argv[1])
+with ProcessSet() as processes:
+    processes.spawn("family", {family!r}, directory / "family.log", cwd=directory)
+    (directory / "spawned").touch()
+    time.sleep(300)
+"""
+
+
+def test_the_reaper_ends_the_groups_of_a_harness_killed_with_sigkill(tmp_path: Path) -> None:
+    harness = subprocess.Popen(
+        [sys.executable, "-c", HARNESS.format(family=FAMILY), str(tmp_path)], cwd=REPO, start_new_session=True
+    )
+    try:
+        wait_for(lambda: (tmp_path / "spawned").exists())
+        child = grandchild(tmp_path)
+        os.kill(harness.pid, signal.SIGKILL)
+        harness.wait(10)
+        wait_for(lambda: not running(child))
+    finally:
+        if harness.poll() is None:
+            harness.kill()
+            harness.wait(10)
+
+
+def test_the_reaper_lists_groups_as_told_and_ignores_garbage() -> None:
+    groups: dict[int, bytes] = {}
+    for line in (f"+{os.getpid()}", "+x", "oops", "", f"+{os.getppid()}", f"-{os.getppid()}"):
+        apply(line, groups)
+    assert list(groups) == [os.getpid()]
+    assert groups[os.getpid()] == Path(f"/proc/{os.getpid()}/cmdline").read_bytes()

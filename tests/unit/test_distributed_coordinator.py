@@ -1,0 +1,411 @@
+"""The coordinator against fakes of the logs, the status store and the Worker: it runs exactly what the
+placement puts in the slots it claimed, restarts what changed, hands moved units over cleanly, drops the
+slots another worker claimed since, and (as owner of slot 0) places new work."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any
+
+import pytest
+
+from connect.api.errors import ConnectError
+from connect.runtime.info import InstanceStatus, RestartRequest
+from connect.runtime.plugins import PluginRegistry
+from connect.runtime.states import ConnectorTaskId, State, TargetState
+from connect.runtime.status import MemoryStatusStore, StatusListener
+from connect.runtime.stores import ClusterConfigState, ConfigChange, ConfigLogState
+from connect.runtime.stores import config_records as records
+from connectors.datagen.connector import DatagenConnector
+from workers.distributed.coordinator import Coordinator, Identity, Timing
+from workers.distributed.local_work import LocalWork
+from workers.distributed.placement import Unit, connector_unit
+from workers.distributed.slot_log import CLAIM_KEY, PLACEMENT_KEY, Claim, Placement, SlotLogState, encode_claim
+from workers.distributed.slot_log import encode_placement as placement_value
+
+ME = "me:1"
+OTHER = "other:2"
+SLOTS = 4
+DATAGEN = {"connector.class": "DatagenConnector", "kafka.topic": "t", "tasks.max": "2", "name": "gen"}
+
+
+class FakeConfigLog:
+    def __init__(self) -> None:
+        self._state = ConfigLogState()
+        self._offset = 0
+        self._listeners: list[Callable[[ConfigChange], None]] = []
+        self.task_config_writes: list[tuple[str, int, int]] = []
+        self.extension_offsets: list[int] = []
+
+    def add_listener(self, listener: Callable[[ConfigChange], None]) -> None:
+        self._listeners.append(listener)
+
+    def snapshot(self) -> ClusterConfigState:
+        return self._state.snapshot()
+
+    def read_to_end(self, timeout: float) -> None:
+        pass
+
+    def write(self, key: bytes, value: bytes | None) -> int:
+        offset = self._offset
+        self._offset += 1
+        for change in self._state.apply(key, value, offset):
+            for listener in self._listeners:
+                listener(change)
+        return offset
+
+    def put_extension(self, key: str, value: Mapping[str, Any] | None, *, timeout: float = 30.0) -> int:
+        self.extension_offsets.append(self._offset)
+        return self.write(records.extension_key(key), None if value is None else records.extension_value(value))
+
+    def put_task_configs(
+        self, name: str, configs: Sequence[Mapping[str, str]], epoch: int, *, timeout: float = 30.0
+    ) -> int:
+        self.task_config_writes.append((name, len(configs), epoch))
+        for index, config in enumerate(configs):
+            self.write(records.task_key(ConnectorTaskId(name, index)), records.properties_value(config, epoch))
+        return self.write(records.commit_key(name), records.commit_value(len(configs), epoch))
+
+    def put_task_count_record(self, name: str, count: int, *, timeout: float = 30.0) -> int:
+        self.task_config_writes.append((f"tasks-fencing-{name}", count, -1))
+        return self.write(records.task_count_key(name), records.task_count_value(count))
+
+    def put_connector(self, name: str, config: Mapping[str, str]) -> None:
+        self.write(records.connector_key(name), records.properties_value(config))
+
+
+class FakeSlotLog:
+    def __init__(self) -> None:
+        self.state = SlotLogState()
+        self._offsets = dict.fromkeys(range(SLOTS), 0)
+        self.on_change: Callable[[], None] = lambda: None
+
+    @property
+    def slot_count(self) -> int:
+        return SLOTS
+
+    def read_to_end(self, timeout: float) -> None:
+        pass
+
+    def claims(self) -> dict[int, Claim]:
+        return dict(self.state.claims)
+
+    def owners(self) -> dict[int, str]:
+        return {s: c.worker for s, c in self.state.claims.items()}
+
+    def claims_changed_at(self) -> float:
+        return self.state.claims_changed_at
+
+    def placement(self) -> Placement:
+        return self.state.placement
+
+    def append(self, partition: int, key: bytes, value: bytes) -> int:
+        offset = self._offsets[partition]
+        self._offsets[partition] += 1
+        self.state.apply(key, value, partition, offset)
+        self.on_change()
+        return offset
+
+    def claim(self, slots: Iterable[int], worker: str, url: str, timeout: float) -> dict[int, int]:
+        return {slot: self.append(slot, CLAIM_KEY, encode_claim(worker, url)) for slot in slots}
+
+    def publish_placement(self, epoch: int, slots: Mapping[Unit, int], timeout: float) -> int:
+        return self.append(0, PLACEMENT_KEY, placement_value(epoch, slots))
+
+    def place(self, slots: Mapping[Unit, int]) -> None:
+        """A placement published by whoever owns slot 0 now."""
+        owner = self.state.claims.get(0)
+        self.publish_placement(owner.epoch if owner else 0, slots, 1.0)
+
+
+class FakeWorker:
+    def __init__(self, status: StatusListener) -> None:
+        self._status = status
+        self.lock = threading.Lock()
+        self.connectors: dict[str, Mapping[str, str]] = {}
+        self.tasks: dict[ConnectorTaskId, Mapping[str, str]] = {}
+        self.started: list[str] = []
+        self.target_states: dict[str, TargetState] = {}
+
+    @property
+    def status(self) -> StatusListener:
+        return self._status
+
+    def start_connector(
+        self, name: str, config: Mapping[str, str], target_state: TargetState, on_reconfigure: Callable[[str], None]
+    ) -> None:
+        with self.lock:
+            self.connectors[name] = dict(config)
+            self.started.append(name)
+        self._status.on_connector_startup(name)
+
+    def start_task(
+        self,
+        task_id: ConnectorTaskId,
+        connector_config: Mapping[str, str],
+        task_config: Mapping[str, str],
+        target_state: TargetState,
+    ) -> None:
+        with self.lock:
+            self.tasks[task_id] = dict(task_config)
+            self.started.append(str(task_id))
+        self._status.on_task_startup(task_id)
+
+    def stop_tasks(self, task_ids: Iterable[ConnectorTaskId], await_stop: bool = True) -> None:
+        for task in list(task_ids):
+            with self.lock:
+                self.tasks.pop(task, None)
+            self._status.on_task_shutdown(task)
+
+    def stop_connector(self, name: str) -> None:
+        with self.lock:
+            self.connectors.pop(name, None)
+        self._status.on_connector_shutdown(name)
+
+    def set_target_state(self, name: str, state: TargetState) -> None:
+        self.target_states[name] = state
+
+    def is_running(self, name_or_task: str | ConnectorTaskId) -> bool:
+        return name_or_task in self.connectors or name_or_task in self.tasks
+
+    def connector_task_configs(self, name: str, max_tasks: int) -> list[dict[str, str]]:
+        return [{**self.connectors[name], "task.number": str(i)} for i in range(max_tasks)]
+
+    def running(self) -> set[str]:
+        with self.lock:
+            return set(self.connectors) | {str(t) for t in self.tasks}
+
+
+class Statuses(MemoryStatusStore):
+    def task_on(self, task: ConnectorTaskId, state: State, worker: str) -> None:
+        """A status as another worker would have written it."""
+        with self._lock:
+            self._tasks[task] = InstanceStatus(state, worker)
+
+
+class Harness:
+    def __init__(self, fence: Callable[[str, int, Mapping[str, str]], None] | None = None) -> None:
+        self.config = FakeConfigLog()
+        self.slots = FakeSlotLog()
+        self.status = Statuses(ME)
+        self.worker = FakeWorker(self.status)
+        self.coordinator = Coordinator(
+            Identity(ME, "http://me:1/"),
+            Timing(sync_timeout=1.0, write_timeout=1.0, balance_delay=1000.0, handoff_timeout=30.0, reclaim_after=0.5),
+            config_log=self.config,
+            slot_log=self.slots,
+            status=self.status,
+            work=LocalWork(self.worker, lambda name: self.coordinator.request_reconfiguration(name)),
+            registry=PluginRegistry.of(DatagenConnector),
+            fence=fence,
+        )
+        self.slots.on_change = self.coordinator.slots_changed
+
+    def other_claims(self, *slots: int) -> None:
+        for slot in slots:
+            self.slots.append(slot, CLAIM_KEY, encode_claim(OTHER, "http://other:2/"))
+        self.coordinator.slots_changed()
+
+
+def wait_until(condition: Callable[[], object], what: str, timeout: float = 5.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.01)
+
+
+@pytest.fixture
+def harness() -> Iterator[Harness]:
+    h = Harness()
+    h.coordinator.start()
+    yield h
+    h.coordinator.stop()
+
+
+def task(n: int) -> ConnectorTaskId:
+    return ConnectorTaskId("gen", n)
+
+
+def test_claimed_slots_run_what_is_placed_in_them_and_nothing_else(harness: Harness) -> None:
+    harness.other_claims(2, 3)
+    harness.config.put_connector("gen", DATAGEN)
+    harness.config.put_task_configs("gen", [{"n": "0"}, {"n": "1"}], epoch=0)
+    harness.slots.place({connector_unit("gen"): 0, task(0): 1, task(1): 2})
+
+    harness.coordinator.slots_assigned(frozenset({0, 1}))
+
+    wait_until(lambda: harness.worker.running() == {"gen", "gen-0"}, "gen and gen-0 to run here")
+    assert set(harness.coordinator.claimed_slots()) == {0, 1}
+    assert harness.slots.claims()[0].worker == ME
+
+
+def test_a_new_task_config_generation_restarts_the_task(harness: Harness) -> None:
+    harness.other_claims(2, 3)
+    harness.config.put_connector("gen", DATAGEN)
+    harness.config.put_task_configs("gen", [{"n": "0"}], epoch=0)
+    harness.slots.place({connector_unit("gen"): 2, task(0): 1})
+    harness.coordinator.slots_assigned(frozenset({0, 1}))
+    wait_until(lambda: harness.worker.running() == {"gen-0"}, "gen-0 to run")
+
+    harness.config.put_task_configs("gen", [{"n": "0"}], epoch=0)
+
+    wait_until(lambda: harness.worker.started.count("gen-0") == 2, "gen-0 to start again")
+    assert harness.worker.running() == {"gen-0"}
+
+
+def test_the_connector_here_writes_its_task_configs_with_its_ownership_epoch(harness: Harness) -> None:
+    harness.other_claims(2, 3)
+    harness.config.put_connector("gen", DATAGEN)
+    harness.slots.place({connector_unit("gen"): 1})
+
+    harness.coordinator.slots_assigned(frozenset({0, 1}))
+
+    wait_until(lambda: harness.config.task_config_writes, "task configs to be written")
+    name, count, epoch = harness.config.task_config_writes[0]
+    assert (name, count) == ("gen", 2)
+    # The worker's registration written just before it started the connector.
+    assert epoch == harness.config.extension_offsets[0]
+    # The same configs again: nothing is rewritten.
+    harness.coordinator.request_reconfiguration("gen")
+    time.sleep(0.2)
+    assert len(harness.config.task_config_writes) == 1
+
+
+def test_revoked_slots_are_stopped_before_the_callback_returns(harness: Harness) -> None:
+    harness.config.put_connector("gen", DATAGEN)
+    harness.config.put_task_configs("gen", [{"n": "0"}, {"n": "1"}], epoch=0)
+    harness.slots.place({connector_unit("gen"): 0, task(0): 1, task(1): 2})
+    harness.coordinator.slots_assigned(frozenset(range(SLOTS)))
+    wait_until(lambda: harness.worker.running() == {"gen", "gen-0", "gen-1"}, "everything to run")
+
+    harness.coordinator.slots_revoked(frozenset({1, 2}))
+
+    assert harness.worker.running() == {"gen"}
+    assert harness.status.task_status(task(0)).state is State.UNASSIGNED  # type: ignore[union-attr]
+
+
+def test_a_slot_claimed_by_another_worker_since_is_given_up(harness: Harness) -> None:
+    harness.other_claims(2)
+    harness.config.put_connector("gen", DATAGEN)
+    harness.config.put_task_configs("gen", [{"n": "0"}, {"n": "1"}], epoch=0)
+    harness.slots.place({connector_unit("gen"): 2, task(0): 3, task(1): 1})
+    harness.coordinator.slots_assigned(frozenset({0, 1, 3}))
+    wait_until(lambda: harness.worker.running() == {"gen-0", "gen-1"}, "both tasks to run")
+
+    harness.other_claims(3)
+
+    wait_until(lambda: harness.worker.running() == {"gen-1"}, "gen-0 to stop")
+    assert 3 not in harness.coordinator.claimed_slots()
+    harness.coordinator.slots_lost(frozenset({3}))  # the group's word follows
+    time.sleep(0.8)  # longer than reclaim_after: a slot the group took away is not claimed again
+    assert harness.slots.claims()[3].worker == OTHER
+    assert harness.worker.running() == {"gen-1"}
+
+
+def test_a_slot_the_group_still_gives_this_worker_after_a_stray_claim_is_claimed_again(harness: Harness) -> None:
+    harness.config.put_connector("gen", DATAGEN)
+    harness.config.put_task_configs("gen", [{"n": "0"}], epoch=0)
+    harness.slots.place({connector_unit("gen"): 2, task(0): 3})
+    harness.other_claims(2)
+    harness.coordinator.slots_assigned(frozenset({0, 1, 3}))
+    wait_until(lambda: harness.worker.running() == {"gen-0"}, "gen-0 to run")
+
+    harness.other_claims(3)  # a late claim: the group never took slot 3 from this worker
+    wait_until(lambda: "gen-0" not in harness.worker.running(), "gen-0 to stop at once")
+
+    wait_until(lambda: harness.slots.claims()[3].worker == ME, "slot 3 claimed again after reclaim_after")
+    wait_until(lambda: harness.worker.running() == {"gen-0"}, "gen-0 to run again")
+
+
+def test_a_unit_moved_here_waits_until_its_former_worker_stopped_it(harness: Harness) -> None:
+    harness.other_claims(2, 3)
+    harness.config.put_connector("gen", DATAGEN)
+    harness.config.put_task_configs("gen", [{"n": "0"}], epoch=0)
+    harness.slots.place({connector_unit("gen"): 2, task(0): 3})
+    harness.coordinator.slots_assigned(frozenset({0, 1}))
+    wait_until(lambda: harness.coordinator.claimed_slots().keys() == {0, 1}, "slots 0 and 1 claimed")
+    harness.status.task_on(task(0), State.RUNNING, OTHER)
+
+    harness.slots.place({connector_unit("gen"): 2, task(0): 1})
+    time.sleep(0.3)
+    assert "gen-0" not in harness.worker.running()
+
+    harness.status.task_on(task(0), State.UNASSIGNED, OTHER)
+    wait_until(lambda: harness.worker.running() == {"gen-0"}, "gen-0 to start here once stopped there")
+
+
+def test_a_restart_request_restarts_only_the_failed_instances_here(harness: Harness) -> None:
+    harness.other_claims(3)
+    harness.config.put_connector("gen", DATAGEN)
+    harness.config.put_task_configs("gen", [{"n": "0"}, {"n": "1"}], epoch=0)
+    harness.slots.place({connector_unit("gen"): 3, task(0): 1, task(1): 2})
+    harness.coordinator.slots_assigned(frozenset({0, 1, 2}))
+    wait_until(lambda: harness.worker.running() == {"gen-0", "gen-1"}, "the local tasks to run")
+    harness.status.on_task_failure(task(1), "boom")
+
+    harness.config.write(
+        records.restart_key("gen"), records.restart_value(RestartRequest("gen", only_failed=True, include_tasks=True))
+    )
+
+    wait_until(lambda: harness.worker.started.count("gen-1") == 2, "gen-1 to restart")
+    assert harness.worker.started.count("gen-0") == 1
+    assert harness.status.task_status(task(1)).state is State.RUNNING  # type: ignore[union-attr]
+
+
+def test_the_owner_of_slot_zero_places_new_work_and_a_pause_reaches_the_tasks(harness: Harness) -> None:
+    harness.other_claims(2, 3)
+    harness.coordinator.slots_assigned(frozenset({0, 1}))
+    wait_until(lambda: harness.coordinator.claimed_slots().keys() == {0, 1}, "slots 0 and 1 claimed")
+
+    harness.config.put_connector("gen", DATAGEN)
+
+    wait_until(lambda: len(harness.slots.placement().slots) == 3, "the connector and its 2 tasks to be placed")
+    placed = harness.slots.placement().slots
+    owners = harness.slots.owners()
+    assert sorted(owners[placed[task(n)]] for n in (0, 1)) == [ME, OTHER]
+    wait_until(lambda: len(harness.worker.running()) == 2, "this worker's share to run")
+
+    harness.config.write(records.target_state_key("gen"), records.target_state_value(TargetState.PAUSED))
+    wait_until(lambda: harness.worker.target_states.get("gen") is TargetState.PAUSED, "the pause")
+
+
+def test_an_exactly_once_connector_fences_the_previous_generation_before_committing_a_new_one() -> None:
+    config_writes: list[tuple[str, int, int]] = []
+    fenced: list[tuple[str, int, int]] = []
+    eos = Harness(fence=lambda name, count, _: fenced.append((name, count, len(config_writes))))
+    config_writes = eos.config.task_config_writes
+    eos.coordinator.start()
+    try:
+        eos.other_claims(2, 3)
+        eos.config.put_connector("gen", DATAGEN)
+        eos.config.put_task_count_record("gen", 3)  # an earlier generation ran 3 tasks
+        config_writes.clear()
+        eos.slots.place({connector_unit("gen"): 1})
+
+        eos.coordinator.slots_assigned(frozenset({0, 1}))
+
+        wait_until(lambda: len(config_writes) == 2, "the task configs and the new count")
+        assert fenced == [("gen", 3, 0)]  # before anything of the new generation was written
+        assert config_writes[1] == ("tasks-fencing-gen", 2, -1)
+        assert eos.config.snapshot().task_count_records["gen"] == 2
+    finally:
+        eos.coordinator.stop()
+
+
+def test_a_task_may_start_exactly_once_only_while_it_is_still_ours(harness: Harness) -> None:
+    harness.other_claims(2, 3)
+    harness.config.put_connector("gen", DATAGEN)
+    harness.config.put_task_configs("gen", [{"n": "0"}], epoch=0)
+    harness.slots.place({connector_unit("gen"): 2, task(0): 1})
+    harness.coordinator.slots_assigned(frozenset({0, 1}))
+    wait_until(lambda: harness.worker.running() == {"gen-0"}, "gen-0 to run")
+
+    harness.coordinator.check_ownership(task(0))
+    with pytest.raises(ConnectError, match="no longer assigned"):
+        harness.coordinator.check_ownership(task(1))
+    harness.coordinator.slots_revoked(frozenset({1}))
+    with pytest.raises(ConnectError, match="no longer assigned"):
+        harness.coordinator.check_ownership(task(0))

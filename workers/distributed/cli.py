@@ -1,0 +1,90 @@
+"""`kconnect worker [worker.properties]`: a distributed worker, like Kafka's connect-distributed.
+
+Settings come from the properties file (optional) and `KCONNECT_*` environment variables, which win
+(`env.py`: `bootstrap.servers` is `KCONNECT_BOOTSTRAP_SERVERS`). Workers with the same `group.id` and
+internal topics form one cluster; any of them answers the REST API for all. SIGTERM or SIGINT leaves
+the cluster gracefully: the worker's tasks stop, commit, and move to the other workers at once.
+
+Exit codes: 0 after a graceful stop, 2 if the worker could not start (bad settings, wrong internal
+topics, Kafka unreachable).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import signal
+import sys
+import threading
+from pathlib import Path
+from types import FrameType
+from typing import Protocol
+
+from connect.api.errors import ConnectError
+
+log = logging.getLogger(__name__)
+
+EXIT_STARTUP_ERROR = 2
+
+
+class DistributedWorkerLike(Protocol):
+    def start(self) -> None: ...
+
+    def stop(self) -> None: ...
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "worker",
+        help="run a distributed worker (like Kafka's connect-distributed)",
+        description="Run one worker of a cluster; REST on `listeners` (default http://:8083). Every setting can "
+        "also be given as an environment variable: KCONNECT_ + the key in upper case, '.' as '_', '_' as '__', "
+        "'-' as '___' (bootstrap.servers: KCONNECT_BOOTSTRAP_SERVERS).",
+    )
+    parser.add_argument(
+        "worker_properties", type=Path, nargs="?", help="worker config (Kafka Connect's distributed worker keys)"
+    )
+    parser.add_argument("--log-level", default="INFO", help="root log level (default: %(default)s)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    # Imported here so that other subcommands do not load the runtime and FastAPI.
+    from workers.distributed.process import DistributedWorker
+    from workers.distributed.settings import DistributedSettings
+    from workers.standalone.logs import configure_logging
+
+    configure_logging(str(args.log_level).upper())
+    try:
+        settings = DistributedSettings.load(args.worker_properties, os.environ)
+    except (OSError, ConnectError) as exc:
+        log.error("Stopping due to error: %s", exc)
+        return EXIT_STARTUP_ERROR
+    return run_until_signalled(DistributedWorker(settings))
+
+
+def run_until_signalled(worker: DistributedWorkerLike) -> int:
+    stop_requested = threading.Event()
+
+    def request_stop(signum: int, _frame: FrameType | None) -> None:
+        if stop_requested.is_set():
+            log.warning("Already stopping (signal %s again)", signal.Signals(signum).name)
+        stop_requested.set()
+
+    previous = {sig: signal.signal(sig, request_stop) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        try:
+            worker.start()
+        except Exception as exc:
+            log.error("Stopping due to error: %s", exc, exc_info=not isinstance(exc, ConnectError))
+            return EXIT_STARTUP_ERROR
+        while not stop_requested.wait(1.0):
+            pass
+        log.info("Stop requested; leaving the cluster")
+        worker.stop()
+        return 0
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        sys.stderr.flush()

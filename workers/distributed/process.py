@@ -1,0 +1,224 @@
+"""`DistributedWorker`: one distributed worker process's parts, wired and started in order.
+
+1. REST is bound first: its advertised `host:port` is the worker id every status shows; until the
+   herder is attached it answers 503 "starting".
+2. The internal topics are created when missing and verified (a wrong cleanup policy or partition
+   count stops the worker with a message naming the topic and the fix).
+3. The config, status and slots logs are read to their end; the Worker (with the offsets store) starts.
+4. The coordinator thread starts, then the membership thread joins the group; `/health` says healthy
+   once the first assignment has been reconciled.
+
+`stop` undoes it: REST first (no new requests), then leaving the group (every slot is revoked, so its
+tasks stop and commit before the survivors take over, without waiting for the session timeout), then
+the Worker and the logs. Used by `kconnect worker` (cli.py) and tests, on the caller's thread.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from urllib.parse import urlsplit
+
+from connect.api.errors import ConnectError
+from connect.runtime.kafka_clients import KafkaClients
+from connect.runtime.kafka_log import InternalTopicSpec, ensure_internal_topics
+from connect.runtime.loggers import LoggerLevels
+from connect.runtime.plugins import PluginRegistry
+from connect.runtime.states import ConnectorTaskId
+from connect.runtime.stores import ConfigLog, KafkaOffsetStore, KafkaStatusStore, internal_topic_specs
+from connect.runtime.transactions import fence_zombie_tasks
+from connect.runtime.worker import Worker
+from rest.app import create_app
+from rest.server import RestServer
+from workers.distributed.clients import connector_clients, internal_clients, membership_consumer_factory
+from workers.distributed.coordinator import Coordinator, Identity, Timing
+from workers.distributed.herder import DistributedHerder
+from workers.distributed.local_work import LocalWork
+from workers.distributed.membership import Membership
+from workers.distributed.settings import SLOTS_TOPIC, DistributedSettings
+from workers.distributed.slot_log import SlotLog
+from workers.distributed.stall import StallGuard, stall_threshold
+from workers.distributed.task_configs import Fencer
+from workers.standalone.deferred_app import DeferredApp
+
+log = logging.getLogger(__name__)
+
+START_TIMEOUT_S = 60.0
+LEAVE_TIMEOUT_S = 30.0
+
+
+class DistributedWorker:
+    def __init__(self, settings: DistributedSettings, *, registry: PluginRegistry | None = None) -> None:
+        self.settings = settings
+        self._registry = registry
+        self.rest: RestServer | None = None
+        self.herder: DistributedHerder | None = None
+        self.coordinator: Coordinator | None = None
+        self.membership: Membership | None = None
+        self._work: LocalWork | None = None
+        self._worker: Worker | None = None
+        self._logs: list[ConfigLog | KafkaStatusStore | SlotLog] = []
+
+    @property
+    def url(self) -> str:
+        if self.rest is None:
+            raise RuntimeError("The worker is not started")
+        return self.rest.advertised_url
+
+    def start(self) -> None:
+        """Start everything; raises (after cleaning up) if any step fails."""
+        config = self.settings.worker
+        deferred = DeferredApp()
+        rest = RestServer(
+            deferred,
+            ",".join(config.listeners),
+            advertised_host=config.get("rest.advertised.host.name"),
+            advertised_port=config.get("rest.advertised.port"),
+        )
+        rest.start()
+        self.rest = rest
+        try:
+            self._start_parts(deferred, rest.advertised_url)
+        except BaseException:
+            self.stop()
+            raise
+        log.info("Kafka Connect distributed worker started: REST API at %s, group %s", self.url, self.settings.group_id)
+
+    def _start_parts(self, deferred: DeferredApp, url: str) -> None:
+        settings = self.settings
+        config = settings.worker
+        advertised = urlsplit(url)
+        worker_id = f"{advertised.hostname}:{advertised.port}"
+        registry = self._registry or PluginRegistry.discover()
+        internal = internal_clients(config)
+        slots = settings.slots_topic
+        ensure_internal_topics(
+            internal,
+            [
+                *internal_topic_specs(config),
+                InternalTopicSpec(slots.name, slots.partitions, slots.replication_factor, SLOTS_TOPIC),
+            ],
+        )
+
+        config_log = ConfigLog(settings.config_topic.name, internal)
+        self._logs.append(config_log)
+        config_log.start(START_TIMEOUT_S)
+        status = KafkaStatusStore(settings.status_topic.name, internal, worker_id, generation=self._generation)
+        self._logs.append(status)
+        status.start(START_TIMEOUT_S)
+        slot_log = SlotLog(slots.name, internal, self._slots_changed)
+        self._logs.append(slot_log)
+        slot_log.start(START_TIMEOUT_S)
+
+        guard = StallGuard(stall_threshold(settings.session_timeout_ms / 1000, settings.heartbeat_interval_ms / 1000))
+        offsets = KafkaOffsetStore(settings.offset_topic.name, internal)
+        clients = connector_clients(settings, guard)
+        worker = Worker(
+            worker_id=worker_id,
+            config=config,
+            plugins=registry,
+            offset_store=offsets,
+            status=status,
+            clients=clients,
+            exactly_once_check=self._check_ownership,
+        )
+        self._worker = worker
+        work = LocalWork(worker, self._reconfigure)
+        self._work = work
+        graceful = config.task_shutdown_graceful_timeout_ms / 1000
+        self.coordinator = Coordinator(
+            Identity(worker_id, url),
+            Timing(
+                sync_timeout=max(settings.worker_sync_timeout_ms / 1000, 1.0),
+                write_timeout=30.0,
+                balance_delay=settings.balance_delay_ms / 1000,
+                handoff_timeout=graceful + 2.0,
+                reclaim_after=(settings.session_timeout_ms + settings.heartbeat_interval_ms) / 1000,
+            ),
+            config_log=config_log,
+            slot_log=slot_log,
+            status=status,
+            work=work,
+            registry=registry,
+            fence=self._fencer(clients) if worker.exactly_once_source else None,
+        )
+        membership = Membership(
+            membership_consumer_factory(settings, worker_id), slots.name, self.coordinator, name="worker", guard=guard
+        )
+        self.membership = membership
+        self.herder = DistributedHerder(
+            worker_id=worker_id,
+            config=config,
+            group_id=settings.group_id,
+            exactly_once_enabled=settings.exactly_once_enabled,
+            registry=registry,
+            config_log=config_log,
+            status=status,
+            offset_store=offsets,
+            clients=clients,
+            ready=self._ready,
+        )
+        worker.start()
+        self.coordinator.start()
+        membership.start()
+        deferred.attach(create_app(self.herder, loggers=LoggerLevels()))
+
+    def stop(self) -> None:
+        """Stop REST, leave the group (tasks stop and commit), then the Worker and the logs."""
+        log.info("Kafka Connect stopping")
+        if self.rest is not None:
+            self.rest.stop()
+        if self.membership is not None and not self.membership.stop(LEAVE_TIMEOUT_S):
+            log.warning("Leaving the group took longer than %.0f s", LEAVE_TIMEOUT_S)
+        if self.coordinator is not None:
+            self.coordinator.stop()
+        for step, action in (
+            ("stopping what still runs", self._work.stop_all if self._work else None),
+            ("stopping the worker", self._worker.stop if self._worker else None),
+        ):
+            if action is None:
+                continue
+            try:
+                action()
+            except Exception:
+                log.exception("Error while %s", step)
+        for store in reversed(self._logs):
+            try:
+                store.stop()
+            except Exception:
+                log.exception("Error while stopping the %s log", type(store).__name__)
+        log.info("Kafka Connect stopped")
+
+    # -- late-bound callbacks (the parts they reach are built after the logs that call them) -----
+
+    def _generation(self) -> int:
+        return self.coordinator.generation if self.coordinator is not None else -1
+
+    def _slots_changed(self) -> None:
+        if self.coordinator is not None:
+            self.coordinator.slots_changed()
+
+    def _reconfigure(self, name: str) -> None:
+        if self.coordinator is not None:
+            self.coordinator.request_reconfiguration(name)
+
+    def _check_ownership(self, task: ConnectorTaskId) -> None:
+        if self.coordinator is None:
+            raise ConnectError(f"Task {task} cannot start before the herder")
+        self.coordinator.check_ownership(task)
+
+    def _fencer(self, clients: KafkaClients) -> Fencer:
+        group = self.settings.group_id
+
+        def fence(connector: str, previous_task_count: int, connector_config: Mapping[str, str]) -> None:
+            fence_zombie_tasks(clients, group, connector, previous_task_count, connector_config)
+
+        return fence
+
+    def _ready(self) -> bool:
+        return (
+            self.membership is not None
+            and self.membership.wait_joined(0)
+            and self.coordinator is not None
+            and self.coordinator.reconciled.is_set()
+        )
