@@ -453,11 +453,16 @@ def _verify(admin: AdminClient, topic: InternalTopicSpec, timeout: float) -> Non
             resource = ConfigResource(ResourceType.TOPIC, topic.name)
             future = admin.describe_configs([resource], request_timeout=timeout)[resource]
             configs = admin_result(future, timeout, f"Could not describe {_describe(topic)}")
-            break
+            # Right after creation the metadata may still carry an error (e.g. leader not available) and no
+            # partitions: that is not yet an answer about the partition count, so ask again until the deadline.
+            if (
+                metadata is not None and metadata.error is None and metadata.partitions
+            ) or time.monotonic() >= deadline:
+                break
         except KafkaException as exc:
             if time.monotonic() >= deadline:
                 raise connect_error(exc, f"Could not describe {_describe(topic)}") from exc
-            time.sleep(0.2)
+        time.sleep(0.2)
     partitions = len(metadata.partitions) if metadata is not None and metadata.error is None else 0
     if topic.partitions > 0 and partitions != topic.partitions:
         hint = (
