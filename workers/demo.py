@@ -22,9 +22,9 @@ from types import FrameType
 import httpx
 
 from connect.runtime.kafka_clients import KafkaClients, TopicSpec
+from workers.common.logs import configure_logging
 from workers.kafka_local import LocalKafka, LocalKafkaError
 from workers.kafka_local.config import CONTROLLER_PORT_OFFSET
-from workers.standalone.logs import configure_logging
 from workers.standalone.process import StandaloneWorker
 
 log = logging.getLogger(__name__)

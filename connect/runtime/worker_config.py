@@ -3,8 +3,10 @@
 Kafka Connect's worker keys with Kafka's defaults (reference: kafka-connect.md §6.1, §6.2). Keys that
 are not defined here are kept (Kafka warns about them and carries on), because `producer.*`,
 `consumer.*`, `admin.*`, converter sub-configs and plug-in settings all live in the same map.
-Distributed-only keys are defined so they parse and type-check, whether or not a mode uses them.
-Parsed once by the process entry point and passed in; immutable afterwards.
+Distributed-only keys (Kafka Connect's, and kconnect's own for its slots design) and the top-level
+client connection keys (handed to the worker's internal clients) are defined so they parse, type-check
+and are not reported as unknown, whether or not a mode uses them. Parsed once by the process entry point
+and passed in; immutable afterwards.
 """
 
 from __future__ import annotations
@@ -32,6 +34,32 @@ LISTENERS = "listeners"
 OVERRIDE_POLICY = "connector.client.config.override.policy"
 OFFSET_STORAGE_FILE = "offset.storage.file.filename"
 EXACTLY_ONCE_SOURCE_SUPPORT = "exactly.once.source.support"
+
+# Distributed mode: Kafka Connect's keys.
+GROUP_ID = "group.id"
+CONFIG_STORAGE_TOPIC = "config.storage.topic"
+OFFSET_STORAGE_TOPIC = "offset.storage.topic"
+STATUS_STORAGE_TOPIC = "status.storage.topic"
+CONFIG_STORAGE_REPLICATION_FACTOR = "config.storage.replication.factor"
+OFFSET_STORAGE_REPLICATION_FACTOR = "offset.storage.replication.factor"
+STATUS_STORAGE_REPLICATION_FACTOR = "status.storage.replication.factor"
+OFFSET_STORAGE_PARTITIONS = "offset.storage.partitions"
+STATUS_STORAGE_PARTITIONS = "status.storage.partitions"
+SESSION_TIMEOUT_MS = "session.timeout.ms"
+HEARTBEAT_INTERVAL_MS = "heartbeat.interval.ms"
+REBALANCE_TIMEOUT_MS = "rebalance.timeout.ms"
+WORKER_SYNC_TIMEOUT_MS = "worker.sync.timeout.ms"
+# Distributed mode: kconnect's own keys for slots over consumer-group membership (docs/distributed.md).
+SLOTS_STORAGE_TOPIC = "slots.storage.topic"
+SLOTS_STORAGE_PARTITIONS = "slots.storage.partitions"
+SLOTS_STORAGE_REPLICATION_FACTOR = "slots.storage.replication.factor"
+TASK_BALANCE_DELAY_MS = "task.balance.delay.ms"
+DEFAULT_SLOTS = 64
+DEFAULT_TASK_BALANCE_DELAY_MS = 2000
+
+# Top-level client connection keys: how the worker's internal clients reach and authenticate with Kafka.
+CLIENT_DNS_LOOKUP = "client.dns.lookup"
+SECURITY_PROTOCOL = "security.protocol"
 
 DEFAULT_HEADER_CONVERTER = "org.apache.kafka.connect.storage.SimpleHeaderConverter"
 
@@ -86,17 +114,23 @@ def worker_config_def() -> ConfigDef:
     d.define("metrics.num.samples", ConfigType.INT, 2, Range.at_least(1), Importance.LOW, "Metrics samples.")
     d.define("metrics.recording.level", ConfigType.STRING, "INFO", None, Importance.LOW, "Metrics level.")
     d.define("metric.reporters", ConfigType.LIST, "", None, Importance.LOW, "Metric reporters.")
-    # Distributed mode (accepted everywhere; the distributed herder reads them).
-    d.define("group.id", ConfigType.STRING, None, None, Importance.HIGH, "The worker cluster's group.")
+    _define_distributed_keys(d)
+    _define_client_connection_keys(d)
+    return d
+
+
+def _define_distributed_keys(d: ConfigDef) -> None:
+    """Distributed mode's keys (accepted everywhere; the distributed settings read them)."""
+    d.define(GROUP_ID, ConfigType.STRING, None, None, Importance.HIGH, "The worker cluster's group.")
     for store in ("config", "offset", "status"):
         d.define(f"{store}.storage.topic", ConfigType.STRING, None, None, Importance.HIGH, f"{store} topic.")
         d.define(f"{store}.storage.replication.factor", ConfigType.SHORT, 3, None, Importance.LOW, "Replicas.")
-    d.define("offset.storage.partitions", ConfigType.INT, 25, Range.at_least(1), Importance.LOW, "Partitions.")
-    d.define("status.storage.partitions", ConfigType.INT, 5, Range.at_least(1), Importance.LOW, "Partitions.")
-    d.define("session.timeout.ms", ConfigType.INT, 10000, None, Importance.HIGH, "Group session timeout.")
-    d.define("heartbeat.interval.ms", ConfigType.INT, 3000, None, Importance.HIGH, "Group heartbeat interval.")
-    d.define("rebalance.timeout.ms", ConfigType.INT, 60000, None, Importance.HIGH, "Rebalance timeout.")
-    d.define("worker.sync.timeout.ms", ConfigType.INT, 3000, None, Importance.MEDIUM, "Config sync timeout.")
+    d.define(OFFSET_STORAGE_PARTITIONS, ConfigType.INT, 25, Range.at_least(1), Importance.LOW, "Partitions.")
+    d.define(STATUS_STORAGE_PARTITIONS, ConfigType.INT, 5, Range.at_least(1), Importance.LOW, "Partitions.")
+    d.define(SESSION_TIMEOUT_MS, ConfigType.INT, 10000, None, Importance.HIGH, "Group session timeout.")
+    d.define(HEARTBEAT_INTERVAL_MS, ConfigType.INT, 3000, None, Importance.HIGH, "Group heartbeat interval.")
+    d.define(REBALANCE_TIMEOUT_MS, ConfigType.INT, 60000, None, Importance.HIGH, "Rebalance timeout.")
+    d.define(WORKER_SYNC_TIMEOUT_MS, ConfigType.INT, 3000, None, Importance.MEDIUM, "Config sync timeout.")
     d.define("scheduled.rebalance.max.delay.ms", ConfigType.INT, 300000, None, Importance.LOW, "Rebalance delay.")
     d.define(
         EXACTLY_ONCE_SOURCE_SUPPORT,
@@ -106,7 +140,68 @@ def worker_config_def() -> ConfigDef:
         Importance.HIGH,
         "Exactly-once source support.",
     )
-    return d
+    d.define(SLOTS_STORAGE_TOPIC, ConfigType.STRING, None, None, Importance.MEDIUM, "Slots topic (<group.id>-slots).")
+    d.define(
+        SLOTS_STORAGE_PARTITIONS,
+        ConfigType.INT,
+        DEFAULT_SLOTS,
+        Range.between(1, 10000),
+        Importance.LOW,
+        "Slots: the unit of work ownership.",
+    )
+    d.define(
+        SLOTS_STORAGE_REPLICATION_FACTOR,
+        ConfigType.SHORT,
+        None,
+        None,
+        Importance.LOW,
+        "Replicas of the slots topic (default: config.storage.replication.factor).",
+    )
+    d.define(
+        TASK_BALANCE_DELAY_MS,
+        ConfigType.LONG,
+        DEFAULT_TASK_BALANCE_DELAY_MS,
+        Range.at_least(0),
+        Importance.LOW,
+        "Quiet time before tasks move for balance.",
+    )
+
+
+def _define_client_connection_keys(d: ConfigDef) -> None:
+    """The top-level client keys Kafka Connect's DistributedConfig defines, with Kafka's defaults; `ssl.*` and
+    `sasl.*` are passed through as prefixes. Only the keys given are handed to clients (`originals`)."""
+    d.define(
+        CLIENT_DNS_LOOKUP,
+        ConfigType.STRING,
+        "use_all_dns_ips",
+        ValidString.in_("use_all_dns_ips", "resolve_canonical_bootstrap_servers_only"),
+        Importance.MEDIUM,
+        "How clients use the DNS lookups of bootstrap.servers.",
+    )
+    d.define(
+        SECURITY_PROTOCOL,
+        ConfigType.STRING,
+        "PLAINTEXT",
+        ValidString.in_("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL", ignore_case=True),
+        Importance.MEDIUM,
+        "Protocol used to communicate with brokers.",
+    )
+    for key, default in _CLIENT_TIMING_DEFAULTS.items():
+        d.define(key, ConfigType.LONG, default, None, Importance.LOW, "Internal clients' connection setting.")
+    for key, default in _CLIENT_BUFFER_DEFAULTS.items():
+        d.define(key, ConfigType.INT, default, None, Importance.LOW, "Socket buffer size (-1: the OS's).")
+
+
+_CLIENT_TIMING_DEFAULTS = {
+    "metadata.max.age.ms": 300000,
+    "connections.max.idle.ms": 540000,
+    "reconnect.backoff.ms": 50,
+    "reconnect.backoff.max.ms": 1000,
+    "retry.backoff.ms": 100,
+    "retry.backoff.max.ms": 1000,
+    "socket.connection.setup.timeout.ms": 10000,
+}
+_CLIENT_BUFFER_DEFAULTS = {"send.buffer.bytes": 131072, "receive.buffer.bytes": 32768}
 
 
 @dataclass(frozen=True)
@@ -193,7 +288,7 @@ class WorkerConfig:
 
     @property
     def group_id(self) -> str | None:
-        value = self.values["group.id"]
+        value = self.values[GROUP_ID]
         return str(value) if value else None
 
     @property

@@ -25,7 +25,7 @@ from tests.e2e.test_distributed_support import (
     wait_until,
     worker_props,
 )
-from workers.distributed.env import env_name
+from workers.common.env import env_name
 
 pytestmark = pytest.mark.e2e
 

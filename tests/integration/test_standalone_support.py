@@ -21,8 +21,8 @@ import httpx
 
 from connect.runtime.plugins import PluginRegistry
 from tests.support.waiting import wait_until
+from workers.common.properties import ConnectorFile
 from workers.standalone.process import StandaloneWorker
-from workers.standalone.properties import ConnectorFile
 
 
 def worker_props(bootstrap: str, offsets_file: Path, **extra: str) -> dict[str, str]:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from connect.api.errors import ConfigError
-from workers.distributed import env
+from workers.common import env
 from workers.distributed.settings import DistributedSettings
 
 BASE = {

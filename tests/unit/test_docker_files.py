@@ -1,7 +1,8 @@
 """Static checks of docker/: no Docker engine runs here, so what can be checked without one is checked.
 
-The image's entry point is exercised as a plain process by the standalone tests; these tests make
-sure the build files point at things that exist and that the baked-in worker config is valid.
+The image's entry point is exercised as a plain process by the standalone and distributed tests; these
+tests make sure the build files point at things that exist and that the baked-in worker config and the
+compose file's environment-only cluster config are valid.
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ import yaml
 
 from connect.runtime.worker_config import WorkerConfig
 from workers.cli import build_parser
-from workers.standalone.properties import read_properties
+from workers.common.env import key_of
+from workers.common.properties import read_properties
+from workers.distributed.settings import DistributedSettings
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCKERFILE = ROOT / "docker" / "Dockerfile"
@@ -74,3 +77,27 @@ def test_compose_file_builds_this_image_next_to_a_broker() -> None:
     assert (context / worker["build"]["dockerfile"]).resolve() == DOCKERFILE
     assert "kafka" in compose["services"] and "kafka" in worker["depends_on"]
     assert "8083:8083" in worker["ports"]
+
+
+def test_compose_cluster_is_two_workers_of_the_same_image_configured_by_the_environment_alone() -> None:
+    services = yaml.safe_load((ROOT / "docker" / "compose.yaml").read_text())["services"]
+    cluster, standalone = services["cluster-worker"], services["worker"]
+    assert cluster["build"] == standalone["build"] and cluster["image"] == standalone["image"]
+    assert cluster["deploy"]["replicas"] == 2
+    assert "kafka" in cluster["depends_on"]
+    args = build_parser().parse_args(cluster["command"])  # exits (fails the test) if unknown
+    assert args.command == "worker" and args.worker_properties is None, "no properties file: the environment only"
+    assert "volumes" not in cluster
+
+    environment = {name: str(value) for name, value in cluster["environment"].items()}
+    keys = {name: key_of(name) for name in environment}
+    assert None not in keys.values(), f"not worker settings: {[n for n, k in keys.items() if k is None]}"
+    required = {"bootstrap.servers", "group.id", "config.storage.topic", "offset.storage.topic", "status.storage.topic"}
+    assert required <= set(keys.values()), f"missing: {required - set(keys.values())}"
+
+    settings = DistributedSettings.load(None, environment)
+    assert settings.worker.bootstrap_servers == "kafka:9092"
+    assert sorted(settings.from_env) == sorted(k for k in keys.values() if k is not None)
+    one_broker = [settings.config_topic, settings.offset_topic, settings.status_topic, settings.slots_topic]
+    assert all(topic.replication_factor == 1 for topic in one_broker), "the compose file runs a single broker"
+    assert settings.worker.listeners == ["http://0.0.0.0:8083"], "REST must listen beyond the container's loopback"

@@ -9,7 +9,7 @@ import pytest
 
 from connect.api.errors import ConfigError
 from connect.runtime.states import TargetState
-from workers.standalone.properties import ConnectorFile, load_connector_file, parse_properties, read_properties
+from workers.common.properties import ConnectorFile, load_connector_file, parse_properties, read_properties
 
 
 @pytest.mark.parametrize(

@@ -14,10 +14,10 @@ from connect.api.records import TopicPartition
 from connect.runtime.errors import BadRequestError
 from connect.runtime.info import ConnectorOffset
 from connect.runtime.states import ConnectorTaskId, TargetState
+from workers.common.deferred_app import DeferredApp
+from workers.herding.offset_admin import parse_sink_offsets, success_message
+from workers.herding.server_info import git_head
 from workers.standalone.config_state import ConfigState
-from workers.standalone.deferred_app import DeferredApp
-from workers.standalone.offset_admin import parse_sink_offsets, success_message
-from workers.standalone.server_info import git_head
 
 # -- sink offsets --------------------------------------------------------------------------------
 

@@ -87,3 +87,32 @@ def test_worker_id_is_the_advertised_host_and_port() -> None:
     assert config.advertised_url() == "http://w1:18083/"
     advertised = WorkerConfig.from_props({**BASE, "rest.advertised.port": "9999", "rest.advertised.host.name": "h"})
     assert advertised.worker_id() == "h:9999"
+
+
+def test_distributed_and_client_connection_keys_are_not_reported_unknown(caplog: pytest.LogCaptureFixture) -> None:
+    known = {
+        "group.id": "g",
+        "slots.storage.topic": "g-slots",
+        "slots.storage.partitions": "16",
+        "slots.storage.replication.factor": "1",
+        "task.balance.delay.ms": "500",
+        "client.dns.lookup": "use_all_dns_ips",
+        "security.protocol": "sasl_ssl",
+        "ssl.ca.location": "/etc/ca.pem",
+        "sasl.mechanism": "PLAIN",
+        "retry.backoff.ms": "200",
+    }
+    with caplog.at_level(logging.WARNING):
+        config = WorkerConfig.from_props({**BASE, **known, "my.plugin.setting": "1"})
+    assert "my.plugin.setting" in caplog.text
+    assert not [key for key in known if key in caplog.text]
+    assert config.get("slots.storage.partitions") == 16 and config.get("task.balance.delay.ms") == 500
+    assert config.originals["security.protocol"] == "sasl_ssl", "clients get the value as given"
+
+
+def test_client_connection_keys_keep_kafkas_defaults_and_are_checked() -> None:
+    config = WorkerConfig.from_props(BASE)
+    assert (config.get("client.dns.lookup"), config.get("security.protocol")) == ("use_all_dns_ips", "PLAINTEXT")
+    assert config.get("slots.storage.partitions") == 64 and config.get("task.balance.delay.ms") == 2000
+    with pytest.raises(ConfigError, match=r"security\.protocol"):
+        WorkerConfig.from_props({**BASE, "security.protocol": "TLS"})

@@ -1,7 +1,7 @@
 """`kconnect worker [worker.properties]`: a distributed worker, like Kafka's connect-distributed.
 
 Settings come from the properties file (optional) and `KCONNECT_*` environment variables, which win
-(`env.py`: `bootstrap.servers` is `KCONNECT_BOOTSTRAP_SERVERS`). Workers with the same `group.id` and
+(`workers.common.env`: `bootstrap.servers` is `KCONNECT_BOOTSTRAP_SERVERS`). Workers with the same `group.id` and
 internal topics form one cluster; any of them answers the REST API for all. SIGTERM or SIGINT leaves
 the cluster gracefully: the worker's tasks stop, commit, and move to the other workers at once.
 
@@ -14,14 +14,11 @@ from __future__ import annotations
 import argparse
 import logging
 import os
-import signal
-import sys
-import threading
 from pathlib import Path
-from types import FrameType
 from typing import Protocol
 
 from connect.api.errors import ConnectError
+from workers.common.signals import run_until_signalled
 
 log = logging.getLogger(__name__)
 
@@ -51,9 +48,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     # Imported here so that other subcommands do not load the runtime and FastAPI.
+    from workers.common.logs import configure_logging
     from workers.distributed.process import DistributedWorker
     from workers.distributed.settings import DistributedSettings
-    from workers.standalone.logs import configure_logging
 
     configure_logging(str(args.log_level).upper())
     try:
@@ -61,30 +58,15 @@ def run(args: argparse.Namespace) -> int:
     except (OSError, ConnectError) as exc:
         log.error("Stopping due to error: %s", exc)
         return EXIT_STARTUP_ERROR
-    return run_until_signalled(DistributedWorker(settings))
+    worker = DistributedWorker(settings)
+    return run_until_signalled(lambda: start(worker), worker.stop, stopping="leaving the cluster")
 
 
-def run_until_signalled(worker: DistributedWorkerLike) -> int:
-    stop_requested = threading.Event()
-
-    def request_stop(signum: int, _frame: FrameType | None) -> None:
-        if stop_requested.is_set():
-            log.warning("Already stopping (signal %s again)", signal.Signals(signum).name)
-        stop_requested.set()
-
-    previous = {sig: signal.signal(sig, request_stop) for sig in (signal.SIGTERM, signal.SIGINT)}
+def start(worker: DistributedWorkerLike) -> int | None:
+    """Start `worker`; None once started, else the exit code (the worker cleaned up)."""
     try:
-        try:
-            worker.start()
-        except Exception as exc:
-            log.error("Stopping due to error: %s", exc, exc_info=not isinstance(exc, ConnectError))
-            return EXIT_STARTUP_ERROR
-        while not stop_requested.wait(1.0):
-            pass
-        log.info("Stop requested; leaving the cluster")
-        worker.stop()
-        return 0
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-        sys.stderr.flush()
+        worker.start()
+    except Exception as exc:
+        log.error("Stopping due to error: %s", exc, exc_info=not isinstance(exc, ConnectError))
+        return EXIT_STARTUP_ERROR
+    return None

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from urllib.parse import urlsplit
 
 from connect.api.errors import ConnectError
 from connect.runtime.kafka_clients import KafkaClients
@@ -28,18 +27,20 @@ from connect.runtime.states import ConnectorTaskId
 from connect.runtime.stores import ConfigLog, KafkaOffsetStore, KafkaStatusStore, internal_topic_specs
 from connect.runtime.transactions import fence_zombie_tasks
 from connect.runtime.worker import Worker
+from connect.runtime.worker_config import SLOTS_STORAGE_TOPIC
 from rest.app import create_app
 from rest.server import RestServer
+from workers.common.deferred_app import DeferredApp
+from workers.common.rest_listener import start_rest_listener, worker_id_of
 from workers.distributed.clients import connector_clients, internal_clients, membership_consumer_factory
 from workers.distributed.coordinator import Coordinator, Identity, Timing
 from workers.distributed.herder import DistributedHerder
 from workers.distributed.local_work import LocalWork
 from workers.distributed.membership import Membership
-from workers.distributed.settings import SLOTS_TOPIC, DistributedSettings
+from workers.distributed.settings import DistributedSettings
 from workers.distributed.slot_log import SlotLog
 from workers.distributed.stall import StallGuard, stall_threshold
 from workers.distributed.task_configs import Fencer
-from workers.standalone.deferred_app import DeferredApp
 
 log = logging.getLogger(__name__)
 
@@ -67,15 +68,7 @@ class DistributedWorker:
 
     def start(self) -> None:
         """Start everything; raises (after cleaning up) if any step fails."""
-        config = self.settings.worker
-        deferred = DeferredApp()
-        rest = RestServer(
-            deferred,
-            ",".join(config.listeners),
-            advertised_host=config.get("rest.advertised.host.name"),
-            advertised_port=config.get("rest.advertised.port"),
-        )
-        rest.start()
+        rest, deferred = start_rest_listener(self.settings.worker)
         self.rest = rest
         try:
             self._start_parts(deferred, rest.advertised_url)
@@ -87,8 +80,7 @@ class DistributedWorker:
     def _start_parts(self, deferred: DeferredApp, url: str) -> None:
         settings = self.settings
         config = settings.worker
-        advertised = urlsplit(url)
-        worker_id = f"{advertised.hostname}:{advertised.port}"
+        worker_id = worker_id_of(url)
         registry = self._registry or PluginRegistry.discover()
         internal = internal_clients(config)
         slots = settings.slots_topic
@@ -96,7 +88,7 @@ class DistributedWorker:
             internal,
             [
                 *internal_topic_specs(config),
-                InternalTopicSpec(slots.name, slots.partitions, slots.replication_factor, SLOTS_TOPIC),
+                InternalTopicSpec(slots.name, slots.partitions, slots.replication_factor, SLOTS_STORAGE_TOPIC),
             ],
         )
 

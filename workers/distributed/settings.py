@@ -1,9 +1,9 @@
 """`DistributedSettings`: what a distributed worker needs beyond the common `WorkerConfig`, typed and checked.
 
-Kafka Connect's distributed keys (`group.id`, the three storage topics, their partitions and replication,
+Every key is defined (with Kafka Connect's types and defaults) and parsed by `WorkerConfig`: Kafka
+Connect's distributed keys (`group.id`, the three storage topics, their partitions and replication,
 `session.timeout.ms`, `heartbeat.interval.ms`, `rebalance.timeout.ms`, `worker.sync.timeout.ms`,
-`exactly.once.source.support`) are parsed by `WorkerConfig`; this module requires the ones Kafka requires
-and adds kconnect's own keys for the slots design (`docs/distributed.md`):
+`exactly.once.source.support`) and kconnect's own for the slots design (`docs/distributed.md`):
 
 - `slots.storage.topic` (default `<group.id>-slots`), `slots.storage.partitions` (64),
   `slots.storage.replication.factor` (default: `config.storage.replication.factor`): the topic whose
@@ -11,63 +11,43 @@ and adds kconnect's own keys for the slots design (`docs/distributed.md`):
 - `task.balance.delay.ms` (2000): how long slot ownership must stay unchanged before the balancer moves
   tasks to even out the task count per worker (so that a join or a restart is not chased round by round).
 
-Sources, lowest first: defaults, the properties file, `KCONNECT_*` environment variables (`env.py`).
-Built once by the process entry point and passed in.
+This module requires the keys Kafka requires, checks how they fit together and resolves the defaults
+that depend on other keys. Sources, lowest first: defaults, the properties file, `KCONNECT_*`
+environment variables (`workers.common.worker_props`). Built once by the process entry point and
+passed in.
 """
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from connect.api.config import ConfigDef, ConfigType, Importance, Range
 from connect.api.errors import ConfigError
-from connect.runtime.worker_config import WorkerConfig
-from workers.distributed import env
-from workers.standalone.properties import read_properties
+from connect.runtime.worker_config import (
+    CONFIG_STORAGE_REPLICATION_FACTOR,
+    CONFIG_STORAGE_TOPIC,
+    EXACTLY_ONCE_SOURCE_SUPPORT,
+    GROUP_ID,
+    HEARTBEAT_INTERVAL_MS,
+    OFFSET_STORAGE_PARTITIONS,
+    OFFSET_STORAGE_REPLICATION_FACTOR,
+    OFFSET_STORAGE_TOPIC,
+    REBALANCE_TIMEOUT_MS,
+    SESSION_TIMEOUT_MS,
+    SLOTS_STORAGE_PARTITIONS,
+    SLOTS_STORAGE_REPLICATION_FACTOR,
+    SLOTS_STORAGE_TOPIC,
+    STATUS_STORAGE_PARTITIONS,
+    STATUS_STORAGE_REPLICATION_FACTOR,
+    STATUS_STORAGE_TOPIC,
+    TASK_BALANCE_DELAY_MS,
+    WORKER_SYNC_TIMEOUT_MS,
+    WorkerConfig,
+)
+from workers.common.worker_props import load_worker_props
 
-log = logging.getLogger(__name__)
-
-GROUP_ID = "group.id"
-CONFIG_TOPIC = "config.storage.topic"
-OFFSET_TOPIC = "offset.storage.topic"
-STATUS_TOPIC = "status.storage.topic"
-SLOTS_TOPIC = "slots.storage.topic"
-SLOTS_PARTITIONS = "slots.storage.partitions"
-SLOTS_REPLICATION = "slots.storage.replication.factor"
-BALANCE_DELAY_MS = "task.balance.delay.ms"
-
-DEFAULT_SLOTS = 64
-DEFAULT_BALANCE_DELAY_MS = 2000
-
-_REQUIRED = (GROUP_ID, CONFIG_TOPIC, OFFSET_TOPIC, STATUS_TOPIC)
-
-
-def slots_config_def() -> ConfigDef:
-    """kconnect's distributed keys that Kafka Connect does not have."""
-    return (
-        ConfigDef()
-        .define(SLOTS_TOPIC, ConfigType.STRING, None, None, Importance.MEDIUM, "The slots topic.")
-        .define(
-            SLOTS_PARTITIONS,
-            ConfigType.INT,
-            DEFAULT_SLOTS,
-            Range.between(1, 10000),
-            Importance.LOW,
-            "Slots: the unit of work ownership.",
-        )
-        .define(SLOTS_REPLICATION, ConfigType.SHORT, None, None, Importance.LOW, "Replicas of the slots topic.")
-        .define(
-            BALANCE_DELAY_MS,
-            ConfigType.LONG,
-            DEFAULT_BALANCE_DELAY_MS,
-            Range.at_least(0),
-            Importance.LOW,
-            "Quiet time before tasks move for balance.",
-        )
-    )
+_REQUIRED = (GROUP_ID, CONFIG_STORAGE_TOPIC, OFFSET_STORAGE_TOPIC, STATUS_STORAGE_TOPIC)
 
 
 @dataclass(frozen=True)
@@ -96,37 +76,36 @@ class DistributedSettings:
     @classmethod
     def from_props(cls, props: Mapping[str, str], from_env: tuple[str, ...] = ()) -> DistributedSettings:
         """Parse and check; ConfigError names the first bad or missing key."""
-        own_keys = slots_config_def()
-        own = own_keys.parse({k: v for k, v in props.items() if k in own_keys.keys})
-        worker = WorkerConfig.from_props({k: v for k, v in props.items() if k not in own_keys.keys})
+        worker = WorkerConfig.from_props(props)
         for key in _REQUIRED:
             if not worker.get(key):
                 raise ConfigError(f'Missing required configuration "{key}" which has no default value.')
         group_id = str(worker.get(GROUP_ID))
-        session = int(worker.get("session.timeout.ms"))
-        heartbeat = int(worker.get("heartbeat.interval.ms"))
+        session = int(worker.get(SESSION_TIMEOUT_MS))
+        heartbeat = int(worker.get(HEARTBEAT_INTERVAL_MS))
         if heartbeat <= 0 or heartbeat >= session:
             raise ConfigError(
                 f"Invalid value {heartbeat} for configuration heartbeat.interval.ms: "
                 f"must be positive and below session.timeout.ms ({session})"
             )
-        config_rf = int(worker.get("config.storage.replication.factor"))
+        config_rf = int(worker.get(CONFIG_STORAGE_REPLICATION_FACTOR))
+        slots_rf = worker.get(SLOTS_STORAGE_REPLICATION_FACTOR)
         topics = {
-            "config": TopicSettings(str(worker.get(CONFIG_TOPIC)), 1, config_rf),
+            "config": TopicSettings(str(worker.get(CONFIG_STORAGE_TOPIC)), 1, config_rf),
             "offset": TopicSettings(
-                str(worker.get(OFFSET_TOPIC)),
-                int(worker.get("offset.storage.partitions")),
-                int(worker.get("offset.storage.replication.factor")),
+                str(worker.get(OFFSET_STORAGE_TOPIC)),
+                int(worker.get(OFFSET_STORAGE_PARTITIONS)),
+                int(worker.get(OFFSET_STORAGE_REPLICATION_FACTOR)),
             ),
             "status": TopicSettings(
-                str(worker.get(STATUS_TOPIC)),
-                int(worker.get("status.storage.partitions")),
-                int(worker.get("status.storage.replication.factor")),
+                str(worker.get(STATUS_STORAGE_TOPIC)),
+                int(worker.get(STATUS_STORAGE_PARTITIONS)),
+                int(worker.get(STATUS_STORAGE_REPLICATION_FACTOR)),
             ),
             "slots": TopicSettings(
-                str(own[SLOTS_TOPIC] or f"{group_id}-slots"),
-                int(own[SLOTS_PARTITIONS]),
-                int(own[SLOTS_REPLICATION] if own[SLOTS_REPLICATION] is not None else config_rf),
+                str(worker.get(SLOTS_STORAGE_TOPIC) or f"{group_id}-slots"),
+                int(worker.get(SLOTS_STORAGE_PARTITIONS)),
+                int(slots_rf if slots_rf is not None else config_rf),
             ),
         }
         names = [t.name for t in topics.values()]
@@ -143,10 +122,10 @@ class DistributedSettings:
             slots_topic=topics["slots"],
             session_timeout_ms=session,
             heartbeat_interval_ms=heartbeat,
-            rebalance_timeout_ms=int(worker.get("rebalance.timeout.ms")),
-            worker_sync_timeout_ms=int(worker.get("worker.sync.timeout.ms")),
-            balance_delay_ms=int(own[BALANCE_DELAY_MS]),
-            exactly_once_source=str(worker.get("exactly.once.source.support")).lower(),
+            rebalance_timeout_ms=int(worker.get(REBALANCE_TIMEOUT_MS)),
+            worker_sync_timeout_ms=int(worker.get(WORKER_SYNC_TIMEOUT_MS)),
+            balance_delay_ms=int(worker.get(TASK_BALANCE_DELAY_MS)),
+            exactly_once_source=str(worker.get(EXACTLY_ONCE_SOURCE_SUPPORT)).lower(),
             from_env=from_env,
         )
 
@@ -156,11 +135,8 @@ class DistributedSettings:
 
         OSError if the file cannot be read; ConfigError if the result is not a valid configuration.
         """
-        file_props = read_properties(path) if path is not None else {}
-        props, from_env = env.merge(file_props, environ)
-        if from_env:
-            log.info("Worker settings from the environment: %s", ", ".join(from_env))
-        return cls.from_props(props, tuple(from_env))
+        loaded = load_worker_props(path, environ)
+        return cls.from_props(loaded.props, loaded.from_env)
 
     @property
     def exactly_once_enabled(self) -> bool:

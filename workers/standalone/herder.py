@@ -5,6 +5,9 @@ worker re-creates its connectors from the files on its command line at every sta
 `MemoryStatusStore` the Worker reports to; source offsets in the worker's `OffsetStore` (a file when
 `offset.storage.file.filename` is set), so they survive restarts.
 
+What both modes answer the same way (name checks, PATCH, topic tracking, offsets, plug-ins, validation,
+server info) is `BaseHerder`'s; this module holds standalone's state and how its writes take effect.
+
 Threads: REST handler threads call the public methods; each operation holds the herder lock, so they run
 one at a time, like the tick thread of Kafka's herders. Work that must not run on the caller's thread —
 task reconfiguration asked for by a connector, KIP-745 restarts, retries — goes to the `HerderThread`,
@@ -19,37 +22,29 @@ import traceback
 from collections.abc import Callable, Mapping
 from typing import TypeVar
 
-from connect.api.errors import AlreadyExistsError, ConfigError, ConnectError, NotFoundError
+from connect.api.errors import AlreadyExistsError, ConnectError, NotFoundError
 from connect.runtime.connector_config import ConnectorSettings
-from connect.runtime.errors import BadRequestError, ForbiddenError, RequestTimeoutError
+from connect.runtime.errors import RequestTimeoutError
 from connect.runtime.info import (
-    ConfigInfos,
-    ConfigKeyInfo,
     ConnectorInfo,
-    ConnectorOffset,
     ConnectorStateInfo,
     ConnectorType,
-    PluginInfo,
-    PluginType,
     RestartRequest,
-    ServerInfo,
     TaskInfo,
     TaskStateInfo,
     WorkerHealth,
 )
-from connect.runtime.kafka_clients import KafkaAdmin, KafkaClients
+from connect.runtime.kafka_clients import KafkaClients
 from connect.runtime.offsets import OffsetStore
 from connect.runtime.plugins import PluginRegistry
 from connect.runtime.states import ConnectorTaskId, TargetState
 from connect.runtime.status import MemoryStatusStore
-from connect.runtime.validation import connector_plugin_config, invalid_config_message, validate_connector_config
 from connect.runtime.worker import Worker
 from connect.runtime.worker_config import WorkerConfig
+from workers.common.health import HEALTHY, STARTING, UNHEALTHY
+from workers.herding.base_herder import BaseHerder, ConnectorRecord
 from workers.standalone.config_state import ConfigState
 from workers.standalone.herder_thread import HerderThread
-from workers.standalone.offset_admin import OffsetAdmin
-from workers.standalone.restart_plan import restart_plan
-from workers.standalone.server_info import build_info
 
 log = logging.getLogger(__name__)
 
@@ -57,15 +52,10 @@ T = TypeVar("T")
 
 REQUEST_TIMEOUT_S = 90.0
 HEALTH_TIMEOUT_S = 10.0
-CLUSTER_ID_TIMEOUT_S = 10.0
 _RECONFIGURE_BACKOFF_S = (0.25, 60.0)
 
-_HEALTHY = "Worker has completed startup and is ready to handle requests."
-_STARTING = "Worker is still starting up."
-_UNHEALTHY = "Worker was unable to handle this request and may be unable to handle other requests."
 
-
-class StandaloneHerder:
+class StandaloneHerder(BaseHerder):
     """Implements `connect.runtime.herder.Herder` for one worker process."""
 
     def __init__(
@@ -80,19 +70,21 @@ class StandaloneHerder:
         config: WorkerConfig,
         request_timeout: float = REQUEST_TIMEOUT_S,
     ) -> None:
+        super().__init__(
+            worker_id=worker_id,
+            config=config,
+            registry=registry,
+            status=status_store,
+            offset_store=offset_store,
+            clients=clients,
+        )
         self.worker = worker
-        self.worker_id = worker_id
-        self._registry = registry
-        self._status = status_store
-        self._clients = clients
-        self._config = config
+        self._statuses = status_store
         self._request_timeout = request_timeout
         self._configs = ConfigState()
-        self._offsets = OffsetAdmin(registry, offset_store, self._admin_factory() if clients is not None else None)
         self._lock = threading.RLock()
         self._thread = HerderThread(self._lock)
         self._ready = False
-        self._cluster_id: str | None = None
 
     # -- process lifecycle ---------------------------------------------------------------------
 
@@ -123,40 +115,19 @@ class StandaloneHerder:
 
     # -- reads ---------------------------------------------------------------------------------
 
-    def server_info(self) -> ServerInfo:
-        if self._cluster_id is None:
-            self._lookup_cluster_id()
-        return build_info(self._cluster_id)
-
-    def _lookup_cluster_id(self) -> None:
-        # Kafka refuses to start without the cluster id; here a broker that is not up yet only leaves
-        # `kafka_cluster_id` null until a later `GET /` finds it.
-        if self._clients is None:
-            return
-        admin = self._clients.admin("kconnect-herder-admin")
-        try:
-            self._cluster_id = admin.cluster_id(timeout=CLUSTER_ID_TIMEOUT_S)
-        except (ConnectError, TimeoutError) as exc:
-            log.warning("Could not look up the Kafka cluster id: %s", str(exc) or "timed out")
-        finally:
-            admin.close()
-
     def health(self) -> WorkerHealth:
         if not self._ready:
-            return WorkerHealth("starting", _STARTING)
+            return STARTING
         if not self._lock.acquire(timeout=HEALTH_TIMEOUT_S):
-            return WorkerHealth("unhealthy", _UNHEALTHY)
+            return UNHEALTHY
         self._lock.release()
-        return WorkerHealth("healthy", _HEALTHY)
+        return HEALTHY
 
     def connectors(self) -> list[str]:
         return self._locked(self._configs.connectors)
 
     def connector_info(self, name: str) -> ConnectorInfo:
         return self._locked(lambda: self._connector_info(name))
-
-    def connector_config(self, name: str) -> dict[str, str]:
-        return dict(self.connector_info(name).config)
 
     def task_configs(self, name: str) -> list[TaskInfo]:
         def read() -> list[TaskInfo]:
@@ -167,48 +138,19 @@ class StandaloneHerder:
 
     def connector_status(self, name: str) -> ConnectorStateInfo:
         # Served from the status store without the herder lock, as Kafka serves it from its status cache.
-        snapshot = self._status.connector_snapshot(name)
+        snapshot = self._statuses.connector_snapshot(name)
         if snapshot.connector is None:
             raise NotFoundError(f"No status found for connector {name}")
         tasks = [TaskStateInfo(task, status) for task, status in sorted(snapshot.tasks.items())]
         return ConnectorStateInfo(name, snapshot.connector, tasks, self._type_of(name))
 
     def task_status(self, task: ConnectorTaskId) -> TaskStateInfo:
-        status = self._status.task_status(task)
+        status = self._statuses.task_status(task)
         if status is None:
             raise NotFoundError(f"No status found for task {task}")
         return TaskStateInfo(task.task, status)
 
     # -- create, update, delete ----------------------------------------------------------------
-
-    def put_connector_config(
-        self,
-        name: str,
-        config: Mapping[str, str],
-        *,
-        allow_replace: bool,
-        initial_state: TargetState | None = None,
-    ) -> tuple[bool, ConnectorInfo]:
-        included = config.get("name")
-        if included is not None and included != name:
-            raise BadRequestError(
-                f"Connector name configuration ({included}) doesn't match connector name in the URL ({name})"
-            )
-        config = {**config, "name": name}
-        # Validation runs outside the lock: it may instantiate plug-ins and take a while.
-        self._raise_if_invalid(config)
-        return self._locked(lambda: self._put_connector_config(name, config, allow_replace, initial_state))
-
-    def patch_connector_config(self, name: str, patch: Mapping[str, str | None]) -> ConnectorInfo:
-        def merge_and_apply() -> ConnectorInfo:
-            merged = self._connector_info(name).config
-            merged = {k: v for k, v in merged.items() if patch.get(k, v) is not None}
-            merged.update({k: v for k, v in patch.items() if v is not None})
-            _, info = self.put_connector_config(name, merged, allow_replace=True)
-            return info
-
-        # One lock around read, merge and write, so two PATCHes cannot lose each other's keys.
-        return self._locked(merge_and_apply)
 
     def delete_connector(self, name: str) -> None:
         def delete() -> None:
@@ -216,10 +158,15 @@ class StandaloneHerder:
             self._remove_connector_tasks(name)
             self.worker.stop_connector(name)
             self._configs.remove_connector(name)
-            self._status.on_connector_deletion(name)
+            self._statuses.on_connector_deletion(name)
             log.info("Deleted connector %s", name)
 
         self._locked(delete)
+
+    def _store_connector_config(
+        self, name: str, config: dict[str, str], allow_replace: bool, initial_state: TargetState | None
+    ) -> tuple[bool, ConnectorInfo]:
+        return self._locked(lambda: self._put_connector_config(name, config, allow_replace, initial_state))
 
     def _put_connector_config(
         self, name: str, config: dict[str, str], allow_replace: bool, initial_state: TargetState | None
@@ -273,53 +220,6 @@ class StandaloneHerder:
         """A connector asked for new task configs (any thread; handled on the herder thread)."""
         self._thread.submit(lambda: self._reconfigure(name, attempt=0))
 
-    # -- topics and offsets --------------------------------------------------------------------
-
-    def connector_active_topics(self, name: str) -> list[str]:
-        if not self._config.topic_tracking_enable:
-            raise ForbiddenError("Topic tracking is disabled.")
-        return sorted(self._status.active_topics(name))
-
-    def reset_connector_active_topics(self, name: str) -> None:
-        if not self._config.topic_tracking_enable:
-            raise ForbiddenError("Topic tracking is disabled.")
-        if not self._config.topic_tracking_allow_reset:
-            raise ForbiddenError("Topic tracking reset is disabled.")
-        self._status.reset_active_topics(name)
-
-    def connector_offsets(self, name: str) -> list[ConnectorOffset]:
-        def read() -> list[ConnectorOffset]:
-            self._require(name)
-            return self._offsets.offsets(name, self._configs.connector_config(name))
-
-        return self._locked(read)
-
-    def alter_connector_offsets(self, name: str, offsets: list[ConnectorOffset]) -> str:
-        def alter() -> str:
-            self._require_stopped(name)
-            return self._offsets.alter(name, self._configs.connector_config(name), offsets)
-
-        return self._locked(alter)
-
-    def reset_connector_offsets(self, name: str) -> str:
-        def reset() -> str:
-            self._require_stopped(name)
-            return self._offsets.reset(name, self._configs.connector_config(name))
-
-        return self._locked(reset)
-
-    # -- plug-ins and validation ---------------------------------------------------------------
-
-    def connector_plugins(self, connectors_only: bool) -> list[PluginInfo]:
-        types = (PluginType.SOURCE, PluginType.SINK) if connectors_only else ()
-        return [PluginInfo(d.class_name, d.type, d.version) for d in self._registry.plugins(*types)]
-
-    def connector_plugin_config(self, plugin: str) -> list[ConfigKeyInfo]:
-        return connector_plugin_config(plugin, self._registry)
-
-    def validate_connector_config(self, config: Mapping[str, str]) -> ConfigInfos:
-        return validate_connector_config(config, self._registry)
-
     # -- internals (the lock is held) ----------------------------------------------------------
 
     def _locked(self, operation: Callable[[], T]) -> T:
@@ -330,22 +230,18 @@ class StandaloneHerder:
         finally:
             self._lock.release()
 
+    def _exclusive(self, operation: Callable[[], T]) -> T:
+        return self._locked(operation)
+
     def _require(self, name: str) -> None:
         if not self._configs.contains(name):
             raise NotFoundError(f"Connector {name} not found")
 
-    def _require_stopped(self, name: str) -> None:
+    def _current(self, name: str) -> ConnectorRecord:
         self._require(name)
-        if self._configs.target_state(name) is not TargetState.STOPPED or self._configs.task_count(name) != 0:
-            raise BadRequestError(
-                "Connectors must be in the STOPPED state before their offsets can be modified. This can be done for "
-                f"the specified connector by issuing a 'PUT' request to the '/connectors/{name}/stop' endpoint"
-            )
-
-    def _raise_if_invalid(self, config: Mapping[str, str]) -> None:
-        message = invalid_config_message(validate_connector_config(config, self._registry))
-        if message is not None:
-            raise ConfigError(message)
+        return ConnectorRecord(
+            self._configs.connector_config(name), self._configs.target_state(name), self._configs.task_count(name)
+        )
 
     def _type_of(self, name: str) -> ConnectorType:
         # Lock-free on purpose (statuses are read without the herder lock); one dict read is atomic.
@@ -355,8 +251,7 @@ class StandaloneHerder:
     def _connector_info(self, name: str) -> ConnectorInfo:
         self._require(name)
         config = self._configs.connector_config(name)
-        connector_type = self._registry.connector_type(config.get("connector.class", ""))
-        return ConnectorInfo(name, config, self._configs.tasks(name), connector_type)
+        return ConnectorInfo(name, config, self._configs.tasks(name), self._connector_type(config))
 
     def _start_connector(self, name: str) -> None:
         config = self._configs.connector_config(name)
@@ -402,7 +297,7 @@ class StandaloneHerder:
             self.worker.start_task(task, config, dict(task_config), target)
         except Exception:
             log.exception("Failed to start task %s", task)
-            self._status.on_task_failure(task, traceback.format_exc())
+            self._statuses.on_task_failure(task, traceback.format_exc())
             return False
         # A task the worker could not even build is reported FAILED and not kept.
         return self.worker.task(task) is not None
@@ -414,7 +309,7 @@ class StandaloneHerder:
         self.worker.stop_tasks(tasks, await_stop=True)
         self._configs.remove_task_configs(name)
         for task in tasks:
-            self._status.on_task_deletion(task)
+            self._statuses.on_task_deletion(task)
 
     def _set_target_state(self, name: str, state: TargetState) -> None:
         self._require(name)
@@ -433,16 +328,11 @@ class StandaloneHerder:
     def _plan_restart(self, request: RestartRequest) -> ConnectorStateInfo:
         """KIP-745: mark what will restart as RESTARTING, answer with that, restart on the herder thread."""
         name = request.connector
-        if not self._configs.contains(name):
-            raise NotFoundError(f"Unknown connector: {name}")
-        snapshot = self._status.connector_snapshot(name)
-        if snapshot.connector is None:
-            raise NotFoundError(f"Status for connector {name} not found")
-        plan = restart_plan(request, snapshot, self._type_of(name), self.worker_id)
+        plan = self._restart_plan(request, exists=self._configs.contains(name), connector_type=self._type_of(name))
         if plan.restart_connector:
-            self._status.on_connector_restart(name)
+            self._statuses.on_connector_restart(name)
         for task in plan.tasks:
-            self._status.on_task_restart(task)
+            self._statuses.on_task_restart(task)
         self._thread.submit(lambda: self._execute_restart(name, plan.restart_connector, plan.tasks))
         return plan.answer
 
@@ -451,11 +341,11 @@ class StandaloneHerder:
             return
         if restart_connector:
             self.worker.stop_connector(name)
-            self._status.on_connector_restart(name)
+            self._statuses.on_connector_restart(name)
         if tasks:
             self.worker.stop_tasks(tasks, await_stop=True)
             for task in tasks:
-                self._status.on_task_restart(task)
+                self._statuses.on_task_restart(task)
         if restart_connector:
             try:
                 self._start_connector(name)
@@ -466,12 +356,3 @@ class StandaloneHerder:
             task_config = self._configs.task_config(task)
             if task_config is not None:
                 self._start_task(task, task_config)
-
-    def _admin_factory(self) -> Callable[[Mapping[str, str]], KafkaAdmin]:
-        clients = self._clients
-        assert clients is not None
-
-        def admin(connector_config: Mapping[str, str]) -> KafkaAdmin:
-            return clients.admin("kconnect-offsets-admin", connector_config)
-
-        return admin

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from urllib.parse import urlsplit
 
 from connect.api.errors import ConfigError, ConnectError
 from connect.runtime.kafka_clients import KafkaClients
@@ -27,9 +26,10 @@ from connect.runtime.worker import Worker
 from connect.runtime.worker_config import OFFSET_STORAGE_FILE, WorkerConfig
 from rest.app import create_app
 from rest.server import RestServer
-from workers.standalone.deferred_app import DeferredApp
+from workers.common.deferred_app import DeferredApp
+from workers.common.properties import ConnectorFile
+from workers.common.rest_listener import start_rest_listener, worker_id_of
 from workers.standalone.herder import StandaloneHerder
-from workers.standalone.properties import ConnectorFile
 
 log = logging.getLogger(__name__)
 
@@ -83,14 +83,7 @@ class StandaloneWorker:
         """Bind REST, start the worker, create `connectors`; raises (after cleaning up) if any step fails."""
         if self.config.get("plugin.path"):
             log.info(PLUGIN_PATH_NOTE)
-        deferred = DeferredApp()
-        rest = RestServer(
-            deferred,
-            ",".join(self.config.listeners),
-            advertised_host=self.config.get("rest.advertised.host.name"),
-            advertised_port=self.config.get("rest.advertised.port"),
-        )
-        rest.start()
+        rest, deferred = start_rest_listener(self.config)
         self.rest = rest
         try:
             self._start_worker(deferred, rest)
@@ -115,8 +108,7 @@ class StandaloneWorker:
             raise ConnectError(f"Failed to start connector {connector.name}: {first_line[0]}")
 
     def _start_worker(self, deferred: DeferredApp, rest: RestServer) -> None:
-        advertised = urlsplit(rest.advertised_url)
-        worker_id = f"{advertised.hostname}:{advertised.port}"
+        worker_id = worker_id_of(rest.advertised_url)
         registry = self._registry or PluginRegistry.discover()
         self.status_store = MemoryStatusStore(worker_id)
         path = self.config.offset_storage_file

@@ -6,8 +6,8 @@ committed offsets, read and changed through the admin client. Before anything is
 own `alter_offsets` hook is called on a fresh instance (never started), as Kafka's Worker does, so it can
 reject the change or say whether it keeps offsets elsewhere too.
 
-Called by the herder with its lock held; the herder has checked that the connector is STOPPED with no
-tasks before it alters or resets anything.
+Called by either herder (`BaseHerder`), one request at a time per connector in standalone mode (its lock);
+the herder has checked that the connector is STOPPED with no tasks before it alters or resets anything.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from connect.api.records import TopicPartition
 from connect.runtime.connector_config.keys import CONNECTOR_CLASS_CONFIG
 from connect.runtime.errors import BadRequestError
 from connect.runtime.info import ConnectorOffset
-from connect.runtime.kafka_clients import KafkaAdmin, sink_group_id
+from connect.runtime.kafka_clients import KafkaAdmin, KafkaClients, sink_group_id
 from connect.runtime.offsets import OffsetStore, decode_key, decode_offset, encode_key, encode_offset
 from connect.runtime.plugins import PluginRegistry
 
@@ -37,6 +37,15 @@ _INTEGER = re.compile(r"[+-]?[0-9]+")
 
 AdminFactory = Callable[[Mapping[str, str]], KafkaAdmin]
 """Builds an admin client for a connector config (its `admin.override.*` apply)."""
+
+
+def admin_factory(clients: KafkaClients) -> AdminFactory:
+    """Admin clients from the worker's connector client factory, for the offsets of sink connectors."""
+
+    def admin(connector_config: Mapping[str, str]) -> KafkaAdmin:
+        return clients.admin("kconnect-offsets-admin", connector_config)
+
+    return admin
 
 
 def success_message(complete: bool, reset: bool) -> str:

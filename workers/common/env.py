@@ -14,8 +14,10 @@ then `KCONNECT_` in front. Reading a variable back, each run of underscores is o
 So a key with two separators side by side (`a._b`) has no exact variable name: put such keys in the
 properties file. Variables override the properties file; the file overrides the defaults.
 
-A few `KCONNECT_` variables belong to kconnect's tooling rather than to the worker (`RESERVED`); they
-are never read as worker keys.
+Both modes read them, standalone (`kconnect standalone`) as distributed (`kconnect worker`).
+
+A few `KCONNECT_` variables belong to kconnect's tooling and tests rather than to the worker
+(`RESERVED`); they are never read as worker keys.
 """
 
 from __future__ import annotations
@@ -24,7 +26,15 @@ import re
 from collections.abc import Mapping
 
 PREFIX = "KCONNECT_"
-RESERVED = frozenset({"KCONNECT_CACHE_DIR", "KCONNECT_KAFKA_VERSION"})
+RESERVED = frozenset(
+    {
+        "KCONNECT_CACHE_DIR",
+        "KCONNECT_KAFKA_VERSION",
+        "KCONNECT_HADOOP_VERSION",
+        "KCONNECT_HDFS_URL",
+        "KCONNECT_SPARK_SINK_CRASH_AT",
+    }
+)
 
 _UNDERSCORE_RUN = re.compile(r"_+")
 _BY_RUN_LENGTH = {1: ".", 2: "_", 3: "-"}

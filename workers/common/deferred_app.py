@@ -12,7 +12,7 @@ import json
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-_STARTING = "Worker is still starting up."
+from workers.common.health import STARTING
 
 
 class DeferredApp:
@@ -34,9 +34,9 @@ class DeferredApp:
         if scope["type"] != "http":
             return
         path = str(scope.get("path", "")).rstrip("/")
-        body: dict[str, object] = {"error_code": 503, "message": _STARTING}
+        body: dict[str, object] = {"error_code": 503, "message": STARTING.message}
         if path == "/health":
-            body = {"status": "starting", "message": _STARTING}
+            body = {"status": STARTING.status, "message": STARTING.message}
         payload = json.dumps(body).encode()
         await send(
             {
