@@ -1,10 +1,12 @@
 """Records that flow between connectors and the runtime.
 
 `SourceRecord` is what a `SourceTask.poll()` returns; `SinkRecord` is what a `SinkTask.put()` receives.
-Both are frozen, slotted dataclasses: immutable so that transforms return new records instead of
-mutating shared ones, slotted because the data path creates one per message and attribute
-dictionaries would dominate its cost. Use `dataclasses.replace(record, ...)` (or `with_(...)`)
-to derive a changed record.
+Both are slotted dataclasses, because the data path creates one per message. Treat them as immutable:
+the runtime may still hold a record you were given (for offsets, error reports, transactions), so
+derive a changed record with `with_(...)` instead of assigning to it. They are deliberately not
+`frozen=True`: a frozen dataclass's `__init__` goes through `object.__setattr__` for every field,
+which made record construction the largest single cost of the source path (926 ns against 192 ns a
+record, measured on the source benchmark).
 """
 
 from __future__ import annotations
@@ -54,7 +56,7 @@ SourceOffset = Mapping[str, Any]
 """How far a source has read within its partition, e.g. {"position": 1024}."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class SourceRecord:
     """A record produced by a source task, with the source position it was read from.
 
@@ -79,7 +81,7 @@ class SourceRecord:
         return _copy_with(self, _SOURCE_FIELDS, changes)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class SinkRecord:
     """A record consumed from Kafka and handed to a sink task.
 
@@ -105,11 +107,11 @@ class SinkRecord:
     def __post_init__(self) -> None:
         # Records built by connectors' tests often omit the originals: default them to the record's own.
         if not self.original_topic:
-            object.__setattr__(self, "original_topic", self.topic)
+            self.original_topic = self.topic
         if self.original_kafka_partition < 0:
-            object.__setattr__(self, "original_kafka_partition", self.kafka_partition)
+            self.original_kafka_partition = self.kafka_partition
         if self.original_kafka_offset < 0:
-            object.__setattr__(self, "original_kafka_offset", self.kafka_offset)
+            self.original_kafka_offset = self.kafka_offset
 
     @property
     def topic_partition(self) -> TopicPartition:
