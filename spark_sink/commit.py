@@ -116,6 +116,7 @@ class EpochCommitter:
             try:
                 located: dict[str, str] = {}
                 spark = self._spark() if plan.jobs else None
+                self._faults()(CommitStep.SPARK_JOB, None)
                 for job in plan.jobs:
                     write_job(spark, storage, job, self.settings.codec, self.settings.block_size, epoch_id)
                     located.update({g.label: path for g, path in staged_files(storage, job).items()})

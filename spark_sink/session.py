@@ -92,7 +92,11 @@ class SparkSessionRegistry:
             self._spark, self._owned, self._options = None, False, {}
         if owned:
             log.info("Stopping the SparkSession: its last task stopped")
-            spark.stop()
+            try:
+                spark.stop()
+            except Exception as exc:
+                # A signal to the whole process group ends the JVM first; nothing is left to stop then.
+                log.warning("Stopping the SparkSession failed (its JVM may be gone already): %s", exc)
 
     @property
     def references(self) -> int:

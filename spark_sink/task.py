@@ -14,6 +14,7 @@ asks for a commit when one is due, so they happen without new records too.
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 import uuid
@@ -24,7 +25,7 @@ from connect.api import ConnectError, SinkRecord, SinkTask, TopicPartition
 from spark_sink.buffers import ClosedBatch, PartitionBuffer
 from spark_sink.commit import CommitSettings, EpochCommitter, EpochOutcome
 from spark_sink.config import SinkSettings
-from spark_sink.faults import FaultInjector, no_faults
+from spark_sink.faults import CommitStep, CrashSpec, CrashSwitch, FaultInjector, no_faults
 from spark_sink.intake import PartitionState, RecordIntake
 from spark_sink.ledger import Ledgers
 from spark_sink.partitioners import load_partitioner, load_timestamp_extractor
@@ -47,7 +48,8 @@ STOP_TIMEOUT_S = 30.0
 class SparkParquetSinkTask(SinkTask):
     def __init__(self) -> None:
         self.fault_injector: FaultInjector = no_faults
-        """Called after each commit step (see `spark_sink.faults`); tests raise from it to simulate crashes."""
+        """Called at each commit step (see `spark_sink.faults`); tests raise from it to simulate crashes.
+        `KCONNECT_SPARK_SINK_CRASH_AT` in the environment replaces it with a `CrashSwitch` at `start`."""
         self._settings: SinkSettings | None = None
         self._states: dict[TopicPartition, PartitionState] = {}
         self._ledgers = Ledgers()
@@ -57,6 +59,7 @@ class SparkParquetSinkTask(SinkTask):
         self._writer: WriterThread | None = None
         self._intake: RecordIntake | None = None
         self._backpressure = BackPressure(1)
+        self._handed_over: dict[TopicPartition, int] = {}
         self.writer_id = uuid.uuid4().hex[:12]
 
     def version(self) -> str:
@@ -67,6 +70,10 @@ class SparkParquetSinkTask(SinkTask):
     def start(self, props: Mapping[str, str]) -> None:
         settings = SinkSettings.from_props(props)
         self._settings = settings
+        crash = CrashSpec.from_environ(os.environ)
+        if crash is not None:
+            log.warning("Test hook armed: this process is killed at %s #%d", crash.step.name, crash.occurrence)
+            self.fault_injector = CrashSwitch(crash, self._spark_job_running)
         config = settings.raw
         extractor = load_timestamp_extractor(config) if settings.rotate_interval_ms > 0 else None
         clock = LocalClock(resolve(settings.timezone) if settings.timezone else resolve("UTC"))
@@ -108,12 +115,17 @@ class SparkParquetSinkTask(SinkTask):
         writer = self._require_writer()
         self._absorb_outcomes(writer)
         self._after_call(writer, int(time.time() * 1000))
-        return {tp: end + 1 for tp, end in self._ledgers.published().items()}
+        published = {tp: end + 1 for tp, end in self._ledgers.published().items()}
+        if published != self._handed_over:
+            self.fault_injector(CommitStep.PRE_COMMIT, None)
+            self._handed_over = published
+        return published
 
     def close(self, partitions: Collection[TopicPartition]) -> None:
         for tp in partitions:
             self._ledgers.remove(tp)  # from here on the writer cannot commit for tp
             self._states.pop(tp, None)
+            self._handed_over.pop(tp, None)
         self._backpressure.paused -= set(partitions)
 
     def stop(self) -> None:
@@ -145,7 +157,10 @@ class SparkParquetSinkTask(SinkTask):
         recovered = recover_partition(storage, tp)
         ledger = self._ledgers.install(tp, recovered.next_seq, recovered.published_end)
         state = PartitionState(tp, PartitionBuffer(tp, ledger.generation))
+        # Offsets published before this task owned tp are not news for the PRE_COMMIT step.
+        self._handed_over.pop(tp, None)
         if recovered.published_end is not None:
+            self._handed_over[tp] = recovered.published_end + 1
             state.next_expected = recovered.published_end + 1
             state.rewinding = True
             self.context.offset({tp: recovered.published_end + 1})
@@ -243,6 +258,11 @@ class SparkParquetSinkTask(SinkTask):
             if self._lease is None:
                 self._lease = SESSIONS.acquire(self.settings.spark_options)
             return self._lease.spark
+
+    def _spark_job_running(self) -> bool:
+        with self._spark_lock:
+            lease = self._lease
+        return lease is not None and bool(lease.spark.sparkContext.statusTracker().getActiveStageIds())
 
     def _cancel_jobs(self, group: str) -> None:
         with self._spark_lock:

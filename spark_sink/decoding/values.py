@@ -15,7 +15,7 @@ from typing import Any
 import orjson
 import pyarrow as pa
 
-from connect.api import DataError, Schema, Struct
+from connect.api import DataError, Schema, SchemaType, Struct
 from spark_sink.decoding.connect_arrow import value_table
 from spark_sink.decoding.json_batch import parse_json_objects
 from spark_sink.decoding.metadata import plain_json
@@ -51,7 +51,8 @@ class ValueDecoder:
         field missing from this batch is a null, not a schema change.
         """
         n = len(values)
-        if n and schemas.count(None) == n and set(map(type, values)) == {bytes}:
+        first = schemas[0] if n else None
+        if n and _raw_bytes(first) and schemas.count(first) == n and set(map(type, values)) == {bytes}:
             return self._decode_run(_BYTES, values, hint)  # the hot path: one run of raw bytes
         segments: list[Segment] = []
         start = 0
@@ -107,8 +108,14 @@ def _dumps(value: Any) -> bytes:
         raise DataError(f"Schemaless value cannot be written as JSON: {exc}") from None
 
 
+def _raw_bytes(schema: Schema | None) -> bool:
+    """No schema, or a plain BYTES one: ByteArrayConverter puts that on every value, and it says nothing
+    about the content, so such values are raw bytes like schemaless ones (JSON under `auto`)."""
+    return schema is None or (schema.type is SchemaType.BYTES and schema.name is None)
+
+
 def _kind(value: Any, schema: Schema | None) -> object:
-    if schema is not None:
+    if schema is not None and not (_raw_bytes(schema) and isinstance(value, bytes | bytearray | memoryview)):
         return schema
     if isinstance(value, bytes | bytearray | memoryview):
         return _BYTES
@@ -122,9 +129,9 @@ def _kind(value: Any, schema: Schema | None) -> object:
 def _same_kind(kind: object, value: Any, schema: Schema | None) -> bool:
     if isinstance(kind, Schema):
         return schema is kind or (schema is not None and schema == kind)
-    if schema is not None:
+    if schema is not None and not _raw_bytes(schema):
         return False
     cls = value.__class__
     if cls is bytes:
         return kind == _BYTES
-    return _kind(value, None) == kind
+    return _kind(value, schema) == kind

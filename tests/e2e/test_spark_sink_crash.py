@@ -1,22 +1,25 @@
 """The Spark Parquet sink under kill -9 in real `kconnect standalone` processes: exactly once, no gaps.
 
 A worker process runs the sink on a topic of sequence-numbered JSON records. The crash test kills it
-with SIGKILL at each step of the commit protocol, through the test hook `KCONNECT_SPARK_SINK_CRASH_AT`
-(`spark_sink.faults`): inside the Spark job, after staging, after a manifest, during the moves, after
-publication and before the Kafka offset commit. Each restart recovers from the previous kill before it
-meets its own (every restart brings new records, so it always has an epoch to reach its step), and a
-last restart without the hook drains the topic. The rebalance test runs the same connector in two
-workers, one consumer group, and kills one of them mid-stream while records keep arriving. Afterwards
-pyarrow reads every committed file: each (topic, partition, offset) and each sequence number is there
-exactly once, with no gaps.
+with SIGKILL at each step of the commit protocol in turn, through the test hook
+`KCONNECT_SPARK_SINK_CRASH_AT` (`spark_sink.faults`): inside the Spark job, after staging, after a
+manifest, during the moves, and after publication but before the Kafka offset commit. After each kill
+the published files hold no offset twice; a restart without the hook then commits everything produced
+so far, and pyarrow reads every committed file: each (topic, partition, offset) and each sequence
+number is there exactly once, with no gaps. The rounds share one topic and output (each adds records,
+so the next kill meets a state that earlier kills and recoveries left). The rebalance test runs the
+same connector in two workers, one consumer group, and kills one of them mid-stream while records keep
+arriving; the same check follows.
 
-Each worker starts one SparkSession (a JVM, local[1]); the whole file takes about 3 minutes on 2 cores.
+Each worker starts its own SparkSession (a JVM, local[1], C1 compiler only); the file takes about
+2 minutes on an otherwise idle 2-core machine, several times that under heavy load.
 """
 
 from __future__ import annotations
 
 import collections
 import contextlib
+import functools
 import json
 import os
 import re
@@ -93,6 +96,11 @@ class SinkWorker:
             return self.process.wait(timeout)
         except subprocess.TimeoutExpired:
             raise AssertionError(f"the worker did not exit within {timeout:.0f} s:\n{self.log_tail()}") from None
+
+    def terminate(self, timeout: float = 60.0) -> int:
+        """SIGTERM (a graceful stop) and the exit code."""
+        self.process.send_signal(signal.SIGTERM)
+        return self.exit_code(timeout)
 
     def kill(self) -> None:
         """SIGKILL the worker; its Spark JVM follows (it exits when the Python side of its pipe is gone)."""
@@ -230,6 +238,10 @@ def assert_exactly_once(root: Path, topic: str, producer: SequenceProducer) -> N
     assert sorted(rows["seq"].to_pylist()) == list(range(producer.sent)), "every sequence number exactly once"
 
 
+def logged(worker: SinkWorker, text: str) -> bool:
+    return text in worker.log()
+
+
 def owns_every_partition(worker: SinkWorker) -> bool:
     assignments = re.findall(r"assigned \[(.*)\]", worker.log())
     return bool(assignments) and assignments[-1].count("TopicPartition(") == PARTITIONS
@@ -258,24 +270,26 @@ def test_kill_9_at_each_commit_step_then_restart_loses_and_duplicates_nothing(
     for round_number, step in enumerate(CRASH_STEPS):
         producer.send(FLUSH_SIZE * PARTITIONS)  # work for this round: its first epoch reaches `step`
         before = newest_manifests(root, topic)
-        worker = SinkWorker(
+        crashed = SinkWorker(
             worker_props, sink_props, tmp_path / f"{round_number}-{step.value}.log", {CRASH_AT_ENV: step.name}
         )
-        workers.append(worker)
-        code = worker.exit_code(120)
-        log = worker.log()
-        assert code == -signal.SIGKILL, f"killed at {step.name}, exit code {code}:\n{worker.log_tail()}"
-        assert f"{CRASH_AT_ENV}={step.name}: killing this process" in log, worker.log_tail()
+        workers.append(crashed)
+        code = crashed.exit_code(120)
+        log = crashed.log()
+        assert code == -signal.SIGKILL, f"killed at {step.name}, exit code {code}:\n{crashed.log_tail()}"
+        assert f"{CRASH_AT_ENV}={step.name}: killing this process" in log, crashed.log_tail()
         if step is CommitStep.SPARK_JOB:
-            assert "inside the running Spark job" in log, worker.log_tail()
+            assert "inside the running Spark job" in log, crashed.log_tail()
         if step is CommitStep.PRE_COMMIT:
             assert newest_manifests(root, topic) != before, "the killed worker had published something new"
         assert_no_duplicates_and_a_prefix(root, topic)
 
-    survivor = SinkWorker(worker_props, sink_props, tmp_path / "final.log")
-    workers.append(survivor)
-    wait_for(lambda: all_committed(root, topic, producer.per_partition()), 120, "every record committed", survivor)
-    assert_exactly_once(root, topic, producer)
+        restarted = SinkWorker(worker_props, sink_props, tmp_path / f"{round_number}-{step.value}-restart.log")
+        workers.append(restarted)
+        wait_for(functools.partial(logged, restarted, "spark-crash-0: assigned"), 120, "the recovery", restarted)
+        wait_for(lambda: all_committed(root, topic, producer.per_partition()), 120, "every record committed", restarted)
+        assert_exactly_once(root, topic, producer)
+        assert restarted.terminate() == 0, restarted.log_tail()
 
 
 def test_worker_killed_during_a_rebalance_between_two_workers_loses_and_duplicates_nothing(

@@ -27,8 +27,9 @@ from spark_sink.manifest import Manifest
 from spark_sink.recovery import manifest_seqs, read_manifest, recover_partition
 from spark_sink.session import SESSIONS
 from spark_sink.storage.hadoop import HadoopStorage
-from tests.integration.test_standalone_support import all_running, running_worker, wait_until, worker_props
+from tests.integration.test_standalone_support import all_running, running_worker, worker_props
 from tests.spark.conftest import SinkHarness, json_records
+from tests.support.waiting import wait_until
 
 pytestmark = [pytest.mark.integration, pytest.mark.spark]
 

@@ -7,7 +7,6 @@ pauses and commit requests, on a temporary file:// root.
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -158,11 +157,3 @@ def offsets_by_partition(table: pa.Table) -> dict[int, list[int]]:
     ):
         found.setdefault(partition, []).append(offset)
     return {p: sorted(o) for p, o in found.items()}
-
-
-def wait_until(condition: Callable[[], object], timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
-        time.sleep(0.05)

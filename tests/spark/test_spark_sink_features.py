@@ -31,8 +31,8 @@ from tests.spark.conftest import (
     json_records,
     offsets_by_partition,
     read_dataset,
-    wait_until,
 )
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.spark
 
