@@ -104,6 +104,9 @@ class KafkaAdmin:
             with contextlib.suppress(Exception):
                 future.result(timeout=30)
 
+    def topics_with_prefix(self, prefix: str) -> list[str]:
+        return [name for name in self._admin.list_topics(timeout=10).topics if name.startswith(prefix)]
+
     def partitions(self, topic: str) -> int:
         metadata = self._admin.list_topics(topic, timeout=5).topics.get(topic)
         return 0 if metadata is None or metadata.error is not None else len(metadata.partitions)

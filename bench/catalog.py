@@ -20,7 +20,8 @@ GROUPS: tuple[Group, ...] = (
     Group("rest", "REST latency under concurrent load"),
     Group("memory", "Resident memory"),
     Group("startup", "Start-up: process start to REST ready"),
-    Group("failover", "Failover"),
+    Group("failover", "Distributed mode: failover, and source throughput on 3 workers"),
+    Group("spark", "Kafka → Parquet: the Spark sink, Structured Streaming and pyarrow"),
 )
 
 GROUP_NAMES: tuple[str, ...] = tuple(group.name for group in GROUPS)

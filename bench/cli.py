@@ -1,8 +1,9 @@
 """`python -m bench [--quick] [--only NAME ...]`: run benchmark groups, merge results, rewrite the report.
 
 Owns the run's lifetime: a temporary directory, a dedicated broker on free ports, and a ProcessSet
-that ends every process it started, whether the run succeeds, fails or is interrupted (SIGTERM is
-turned into SystemExit so the same `finally` blocks run). After each group the merged results are
+that ends every process it started, whether the run succeeds, fails or is interrupted (SIGTERM and
+SIGHUP are turned into SystemExit so the same `finally` blocks run; the ProcessSet's reaper covers a
+SIGKILL of the harness). After each group the merged results are
 saved, so a run that dies late keeps what it measured.
 """
 
@@ -19,7 +20,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import FrameType
 
-from bench import machine, plots, report
+from bench import machine, plots, report, spark_sink
 from bench.broker import KafkaAdmin, dedicated_broker
 from bench.catalog import GROUP_NAMES
 from bench.harness import RunContext, short_reason
@@ -28,7 +29,7 @@ from bench.procs import ProcessSet
 from bench.results import BenchmarkResult, ResultsFile
 from bench.scenarios import datagen, failover, latency, memory, raw, rest, sink, source, startup
 from bench.settings import FULL, QUICK
-from bench.systems import JavaConnect, Kconnect, WorkerSystem
+from bench.systems import JavaConnect, Kconnect, WorkerMode, WorkerSystem
 
 log = logging.getLogger("bench")
 
@@ -43,6 +44,7 @@ SCENARIOS: dict[str, Scenario] = {
     "memory": memory.run,
     "startup": startup.run,
     "failover": failover.run,
+    "spark": spark_sink.run,
 }
 
 REPO = Path(__file__).resolve().parent.parent
@@ -101,14 +103,31 @@ def systems_for(kafka_version: str) -> tuple[list[WorkerSystem], dict[str, str]]
     return [kconnect, java], unavailable
 
 
+def mode_availability(systems: Sequence[WorkerSystem]) -> dict[tuple[str, WorkerMode], str]:
+    """(system key, mode) -> why that system cannot run in that mode here, for modes beyond standalone."""
+    unavailable: dict[tuple[str, WorkerMode], str] = {}
+    for system in systems:
+        reason = system.mode_unavailable_reason(WorkerMode.DISTRIBUTED)
+        if reason:
+            unavailable[(system.key, WorkerMode.DISTRIBUTED)] = reason
+    return unavailable
+
+
 def run_groups(args: argparse.Namespace, workdir: Path) -> None:
     from workers.kafka_local import default_version
 
     kafka_version = default_version()
     systems, unavailable = systems_for(kafka_version)
+    unavailable_modes = mode_availability(systems)
     for key, reason in unavailable.items():
         log.warning("%s will not be measured: %s", key, reason)
+    for (key, mode), reason in unavailable_modes.items():
+        log.warning("%s will not be measured in %s mode: %s", key, mode, reason)
     with ProcessSet() as processes, dedicated_broker(workdir / "kafka") as cluster:
+        nodes = cluster.status().nodes
+        for node in nodes:
+            if node.pid is not None:
+                processes.watch_group(node.pid)  # its nodes lead their own sessions
         admin = KafkaAdmin(cluster.bootstrap_servers)
         ctx = RunContext(
             mode="quick" if args.quick else "full",
@@ -120,6 +139,8 @@ def run_groups(args: argparse.Namespace, workdir: Path) -> None:
             systems=systems,
             unavailable=unavailable,
             machine=machine.describe(kafka_version),
+            unavailable_modes=unavailable_modes,
+            brokers=len(nodes),
         )
         try:
             for group in args.groups:
@@ -141,6 +162,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # One line per REST call would drown the tables.
     logging.getLogger("httpx").setLevel(logging.WARNING)
     signal.signal(signal.SIGTERM, _raise_on_sigterm)
+    signal.signal(signal.SIGHUP, _raise_on_sigterm)
     if not args.report_only:
         workdir = Path(tempfile.mkdtemp(prefix="kconnect-bench-"))
         started = time.monotonic()

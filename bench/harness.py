@@ -1,8 +1,9 @@
 """The run context scenarios receive, repetitions with warm-up, and running a body once per system.
 
-Scenarios are functions `run(ctx) -> list[BenchmarkResult]`. They start each worker through
-`each_system`, which turns anything that goes wrong for one system into a "failed" row (and keeps the
-other system's figures), and never leaves a worker running.
+Scenarios are functions `run(ctx) -> list[BenchmarkResult]`. They start each standalone worker through
+`each_system` and each distributed cluster through `each_cluster`; both turn anything that goes wrong
+for one system into a "failed" row (and keep the other system's figures), stamp every row with the
+worker mode it ran in, and never leave a worker running.
 """
 
 from __future__ import annotations
@@ -20,8 +21,9 @@ from typing import Any
 from bench.broker import KafkaAdmin
 from bench.procs import ProcessSet
 from bench.results import BenchmarkResult, Metric, Reference, SystemResult
-from bench.settings import OFFSET_FLUSH_INTERVAL_MS, PRODUCER_SETTINGS, Sizes
-from bench.systems.base import RunningWorker, WorkerSystem, start_worker, stop_worker
+from bench.settings import CLUSTER_WORKERS, OFFSET_FLUSH_INTERVAL_MS, PRODUCER_SETTINGS, Sizes
+from bench.systems.base import RunningWorker, WorkerMode, WorkerSystem, start_worker, stop_worker
+from bench.systems.cluster import WorkerCluster
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +63,27 @@ def wait_until(condition: Callable[[], bool], timeout: float, interval: float = 
         time.sleep(interval)
 
 
+STANDALONE_MODE = "standalone"
+
+
+def cluster_mode(size: int) -> str:
+    """How a row names a distributed run: `distributed, 3 workers`."""
+    return f"distributed, {size} worker{'s' if size != 1 else ''}"
+
+
+@dataclass(frozen=True)
+class ClusterVariant:
+    """One row of a distributed benchmark: a system, under a row key, with keys of its own."""
+
+    key: str
+    system: WorkerSystem
+    label: str
+    extra_properties: Mapping[str, str] = field(default_factory=dict)
+
+
+ClusterBody = Callable[[WorkerCluster, Callable[[str, SystemResult], None]], None]
+
+
 @dataclass
 class RunContext:
     mode: str
@@ -72,7 +95,13 @@ class RunContext:
     systems: Sequence[WorkerSystem]
     unavailable: Mapping[str, str]
     machine: Mapping[str, Any]
+    # (system key, worker mode) -> why that system cannot run in that mode here.
+    unavailable_modes: Mapping[tuple[str, WorkerMode], str] = field(default_factory=dict)
+    brokers: int = 1
     _counter: itertools.count[int] = field(default_factory=itertools.count)
+
+    def unavailable_reason(self, system: WorkerSystem, mode: WorkerMode = WorkerMode.STANDALONE) -> str | None:
+        return self.unavailable.get(system.key) or self.unavailable_modes.get((system.key, mode))
 
     def unique(self, prefix: str) -> str:
         """A name no earlier call of this run returned: topics, connectors, files."""
@@ -122,18 +151,18 @@ class RunContext:
         )
 
     def each_available(self, body: Callable[[WorkerSystem], SystemResult]) -> dict[str, SystemResult]:
-        """`body(system)` for each system that can run here; a raising body becomes a failed row."""
+        """`body(system)` for each system that can run here in standalone mode; a raising body becomes a failed row."""
         rows: dict[str, SystemResult] = {}
         for system in self.systems:
-            reason = self.unavailable.get(system.key)
+            reason = self.unavailable_reason(system)
             if reason is not None:
-                rows[system.key] = SystemResult.not_measurable(system.label, reason)
+                rows[system.key] = SystemResult.not_measurable(system.label, reason).in_mode(STANDALONE_MODE)
                 continue
             try:
-                rows[system.key] = body(system)
+                rows[system.key] = body(system).in_mode(STANDALONE_MODE)
             except Exception as error:
                 log.exception("%s failed", system.label)
-                rows[system.key] = SystemResult.failed(system.label, short_reason(error))
+                rows[system.key] = SystemResult.failed(system.label, short_reason(error)).in_mode(STANDALONE_MODE)
         return rows
 
     def each_system(
@@ -149,14 +178,14 @@ class RunContext:
         """
         rows: dict[str, dict[str, SystemResult]] = {name: {} for name in names}
         for system in self.systems if systems is None else systems:
-            reason = self.unavailable.get(system.key)
+            reason = self.unavailable_reason(system)
             if reason is not None:
                 for name in names:
-                    rows[name][system.key] = SystemResult.not_measurable(system.label, reason)
+                    rows[name][system.key] = SystemResult.not_measurable(system.label, reason).in_mode(STANDALONE_MODE)
                 continue
 
             def record(name: str, row: SystemResult, key: str = system.key) -> None:
-                rows[name][key] = row
+                rows[name][key] = row.in_mode(STANDALONE_MODE)
 
             worker: RunningWorker | None = None
             try:
@@ -165,8 +194,60 @@ class RunContext:
             except Exception as error:
                 log.exception("%s failed in %s", system.label, ", ".join(names))
                 for name in names:
-                    rows[name].setdefault(system.key, SystemResult.failed(system.label, short_reason(error)))
+                    failed = SystemResult.failed(system.label, short_reason(error)).in_mode(STANDALONE_MODE)
+                    rows[name].setdefault(system.key, failed)
             finally:
                 if worker is not None:
                     stop_worker(self.processes, worker)
+        return rows
+
+    def each_cluster(
+        self,
+        names: Sequence[str],
+        body: ClusterBody,
+        variants: Sequence[ClusterVariant],
+        size: int = CLUSTER_WORKERS,
+    ) -> dict[str, dict[str, SystemResult]]:
+        """Run `body` against a fresh cluster of `size` distributed workers per variant, one at a time.
+
+        Returns benchmark name -> variant key -> row, like `each_system`. Each cluster has its own group
+        and internal topics, deleted after it stopped.
+        """
+        mode = cluster_mode(size)
+        rows: dict[str, dict[str, SystemResult]] = {name: {} for name in names}
+        for variant in variants:
+            reason = self.unavailable_reason(variant.system, WorkerMode.DISTRIBUTED)
+            if reason is not None:
+                for name in names:
+                    rows[name][variant.key] = SystemResult.not_measurable(variant.label, reason).in_mode(mode)
+                continue
+
+            def record(name: str, row: SystemResult, key: str = variant.key) -> None:
+                rows[name][key] = row.in_mode(mode)
+
+            cluster = WorkerCluster.create(
+                variant.system,
+                self.processes,
+                self.bootstrap_servers,
+                self.scratch(variant.key),
+                size=size,
+                replication=self.brokers,
+                extra_properties=variant.extra_properties,
+            )
+            try:
+                seconds = cluster.start()
+                log.info("%s: %d distributed workers healthy after %.1f s", variant.label, size, seconds)
+                body(cluster, record)
+            except Exception as error:
+                log.exception("%s failed in %s", variant.label, ", ".join(names))
+                for name in names:
+                    rows[name].setdefault(
+                        variant.key, SystemResult.failed(variant.label, short_reason(error)).in_mode(mode)
+                    )
+            finally:
+                cluster.stop()
+                try:
+                    self.admin.delete_topics(self.admin.topics_with_prefix(cluster.internal_topics_prefix()))
+                except Exception:
+                    log.warning("could not delete the internal topics of %s", cluster.group, exc_info=True)
         return rows

@@ -56,13 +56,16 @@ def draw_group(group: str, entries: list[BenchmarkResult], results: ResultsFile,
     metrics = [m for m in entries[0].metrics_order if plot_series(entries, m, results)][:MAX_METRICS_PER_PLOT]
     if not metrics:
         return False
+    # Tables of other shapes in the group (1 vs 4 tasks next to plain throughput) stay in their tables.
+    entries = [entry for entry in entries if set(metrics) <= set(entry.metrics_order)]
     figure, axes = plt.subplots(1, len(metrics), figsize=(6.0 * len(metrics), 4.2), squeeze=False)
+    any_bound = False
     for axis, metric in zip(axes[0], metrics, strict=True):
         series = plot_series(entries, metric, results)
         width = 0.8 / len(series)
         unit = ""
         for index, (label, values) in enumerate(series.items()):
-            xs, heights, low, high = [], [], [], []
+            xs, heights, low, high, bounded = [], [], [], [], []
             for position, found in enumerate(values):
                 if found is None:
                     continue
@@ -72,16 +75,22 @@ def draw_group(group: str, entries: list[BenchmarkResult], results: ResultsFile,
                 heights.append(summary.median)
                 low.append(summary.median - summary.minimum)
                 high.append(summary.maximum - summary.median)
+                bounded.append(found.at_least)
             # Whiskers only where there were repetitions to spread.
             spread = any(low) or any(high)
-            axis.bar(xs, heights, width, yerr=[low, high] if spread else None, capsize=3, label=label)
+            bars = axis.bar(xs, heights, width, yerr=[low, high] if spread else None, capsize=3, label=label)
+            for patch, at_least in zip(bars.patches, bounded, strict=True):
+                if at_least:
+                    patch.set_hatch("//")
+                    any_bound = True
         axis.set_xticks(range(len(entries)), [entry.short for entry in entries], fontsize=8)
         axis.set_title(report.metric_name(metric), fontsize=10)
         axis.yaxis.set_major_formatter(ticker.FuncFormatter(_tick))
         axis.set_ylabel(unit)
         axis.grid(axis="y", alpha=0.3)
         axis.legend(fontsize=8)
-    figure.suptitle(group_title(group), fontsize=11)
+    title = group_title(group) + (" (hatched: lower bound, the wait was cut off)" if any_bound else "")
+    figure.suptitle(title, fontsize=11)
     figure.tight_layout()
     target.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(target, dpi=100)

@@ -1,8 +1,11 @@
 """Processes the harness starts: each in its own process group, logged to a file, and always ended.
 
 `ProcessSet` is the owner: whatever it spawned is terminated (SIGTERM to the group, SIGKILL after a
-grace period) when its `with` block ends, on success, error or Ctrl-C alike. `tree_rss_bytes` sums
-the resident memory of a process and all its descendants from /proc.
+grace period) when its `with` block ends, on success, error or Ctrl-C alike. For the deaths no
+`finally` sees (SIGKILL, a crashed interpreter) it keeps a `bench.reaper` process informed of every
+group it owns or watches (`watch_group`, for the broker's nodes), which ends them when the harness's
+end of a pipe closes. `tree_rss_bytes` sums the resident memory of a process and all its descendants
+from /proc.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ import contextlib
 import os
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -63,6 +67,17 @@ class ManagedProcess:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self._popen.pid, signum)
 
+    def terminate(self) -> None:
+        """SIGTERM to the group, without waiting."""
+        if self.alive():
+            self._signal_group(signal.SIGTERM)
+
+    def kill(self) -> None:
+        """kill -9 of the whole group, at once, and reap the leader: a crash, not a shutdown."""
+        self._signal_group(signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self._popen.wait(10)
+
     def stop(self, timeout: float = 15.0) -> None:
         """SIGTERM the process group, SIGKILL it after `timeout`, and reap the leader."""
         if self.alive():
@@ -87,6 +102,18 @@ class ProcessSet:
 
     def __init__(self) -> None:
         self._processes: list[ManagedProcess] = []
+        self._reaper: subprocess.Popen[bytes] | None = None
+
+    def _tell_reaper(self, line: str) -> None:
+        if self._reaper is None or self._reaper.stdin is None:
+            return
+        with contextlib.suppress(OSError):
+            self._reaper.stdin.write(f"{line}\n".encode())
+            self._reaper.stdin.flush()
+
+    def watch_group(self, pgid: int) -> None:
+        """Have the reaper end process group `pgid` too if the harness dies before it was ended."""
+        self._tell_reaper(f"+{pgid}")
 
     def spawn(
         self,
@@ -99,24 +126,56 @@ class ProcessSet:
     ) -> ManagedProcess:
         process = ManagedProcess(name, command, log_file, env=env, cwd=cwd)
         self._processes.append(process)
+        self.watch_group(process.pid)
         return process
 
-    def stop(self, process: ManagedProcess, timeout: float = 15.0) -> None:
-        process.stop(timeout)
+    def kill(self, process: ManagedProcess) -> None:
+        """kill -9 of `process`'s group, which is then no longer owned (a restart is a new spawn)."""
+        process.kill()
+        self._tell_reaper(f"-{process.pid}")
         with contextlib.suppress(ValueError):
             self._processes.remove(process)
 
+    def stop(self, process: ManagedProcess, timeout: float = 15.0) -> None:
+        process.stop(timeout)
+        self._tell_reaper(f"-{process.pid}")
+        with contextlib.suppress(ValueError):
+            self._processes.remove(process)
+
+    def stop_together(self, processes: Sequence[ManagedProcess], timeout: float = 15.0) -> None:
+        """SIGTERM all of `processes` at once, then stop each (SIGKILL for any still running after `timeout`)."""
+        for process in processes:
+            process.terminate()
+        deadline = time.monotonic() + timeout
+        for process in processes:
+            self.stop(process, max(deadline - time.monotonic(), 0.1))
+
     def stop_all(self) -> None:
         while self._processes:
-            self._processes.pop().stop()
+            self.stop(self._processes[-1])
 
     def __enter__(self) -> ProcessSet:
+        self._reaper = subprocess.Popen(
+            [sys.executable, "-m", "bench.reaper"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            cwd=Path(__file__).resolve().parent.parent,
+            start_new_session=True,
+        )
         return self
 
     def __exit__(
         self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
     ) -> None:
-        self.stop_all()
+        try:
+            self.stop_all()
+        finally:
+            reaper, self._reaper = self._reaper, None
+            if reaper is not None and reaper.stdin is not None:
+                with contextlib.suppress(OSError):
+                    reaper.stdin.close()
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    reaper.wait(30)
 
 
 def _parent_map() -> dict[int, int]:

@@ -14,6 +14,7 @@ from typing import Any
 
 from bench.catalog import GROUP_NAMES, KCONNECT, group_title
 from bench.results import BenchmarkResult, Metric, ResultsFile, Status, SystemResult
+from bench.settings import SOURCE_TASKS
 from bench.stats import ratio
 
 METHOD_FILE = Path(__file__).with_name("method.md")
@@ -45,15 +46,29 @@ def format_number(value: float) -> str:
 
 def format_metric(metric: Metric) -> str:
     summary = metric.summary
+    bound = "> " if metric.at_least else ""
     if summary.count == 1:
-        return format_number(summary.median)
+        return bound + format_number(summary.median)
     return (
-        f"{format_number(summary.median)} ({format_number(summary.minimum)}{EN_DASH}{format_number(summary.maximum)})"
+        f"{bound}{format_number(summary.median)} "
+        f"({format_number(summary.minimum)}{EN_DASH}{format_number(summary.maximum)})"
     )
 
 
-def format_ratio(value: float | None) -> str:
-    return "—" if value is None else f"{value:.2f}{TIMES}"
+def format_ratio(value: float | None, bound: str = "") -> str:
+    return "—" if value is None else f"{bound}{value:.2f}{TIMES}"
+
+
+def metric_ratio(row: SystemResult, reference: SystemResult | None, metric: str) -> str:
+    """row ÷ reference for `metric`; a figure that is only a lower bound makes the ratio a bound too."""
+    mine = row.metrics.get(metric)
+    theirs = reference.metrics.get(metric) if reference is not None else None
+    if mine is None or theirs is None:
+        return format_ratio(None)
+    if mine.at_least and theirs.at_least:
+        return format_ratio(None)
+    bound = "> " if mine.at_least else "< " if theirs.at_least else ""
+    return format_ratio(ratio(row.median(metric), theirs.summary.median), bound)
 
 
 def _escape(text: str) -> str:
@@ -91,6 +106,11 @@ METRIC_NAMES = {
     "RSS_MiB": "RSS (MiB)",
     "peak_RSS_MiB": "peak RSS (MiB)",
     "seconds": "seconds",
+    "p50_s": "p50 (s)",
+    "p99_s": "p99 (s)",
+    "records_per_s_1_task": "records/s, 1 task",
+    f"records_per_s_{SOURCE_TASKS}_tasks": f"records/s, {SOURCE_TASKS} tasks",
+    f"scaling_{SOURCE_TASKS}_vs_1": f"{SOURCE_TASKS} tasks ÷ 1 task",
 }
 
 
@@ -109,22 +129,25 @@ def metric_heading(entry: BenchmarkResult, metric: str) -> str:
 def benchmark_table(entry: BenchmarkResult, results: ResultsFile) -> list[str]:
     ratio_metrics = _ratio_metrics(entry)
     ratio_heads = [f"{metric_name(metric)} ÷ {ref.label}" for ref in entry.comparisons for metric in ratio_metrics]
-    heads = ["system", *[metric_heading(entry, m) for m in entry.metrics_order], *ratio_heads]
+    with_modes = any(row.worker_mode for row in entry.systems.values())
+    heads = [
+        "system",
+        *(["worker mode"] if with_modes else []),
+        *[metric_heading(entry, m) for m in entry.metrics_order],
+        *ratio_heads,
+    ]
     lines = ["| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
     references = [reference_row(entry, i, results) for i in range(len(entry.comparisons))]
     for row in entry.systems.values():
         if row.status is Status.MEASURED:
             cells = [format_metric(row.metrics[m]) if m in row.metrics else "—" for m in entry.metrics_order]
-            ratios = [
-                format_ratio(ratio(row.median(metric), ref.median(metric) if ref else None))
-                for ref in references
-                for metric in ratio_metrics
-            ]
+            ratios = [metric_ratio(row, ref, metric) for ref in references for metric in ratio_metrics]
         else:
             prefix = STATUS_PREFIX[row.status]
             cells = [f"{prefix}: {_escape(row.reason)}"] + ["—"] * (len(entry.metrics_order) - 1)
             ratios = ["—"] * len(ratio_heads)
-        lines.append("| " + " | ".join([_escape(row.label), *cells, *ratios]) + " |")
+        mode = [_escape(row.worker_mode) or "—"] if with_modes else []
+        lines.append("| " + " | ".join([_escape(row.label), *mode, *cells, *ratios]) + " |")
     return lines
 
 
@@ -157,14 +180,16 @@ def headline(entries: Iterable[BenchmarkResult], results: ResultsFile) -> list[s
             continue
         metric = _ratio_metrics(entry)[0]
         unit, higher = _unit(entry, metric)
-        value = row.median(metric)
-        shown = f"{format_number(value)} {unit}" if value is not None else "—"
+        found = row.metrics.get(metric)
+        shown = "—"
+        if found is not None and found.samples:
+            shown = f"{'> ' if found.at_least else ''}{format_number(found.summary.median)} {unit}"
         comparisons = []
         for index, reference in enumerate(entry.comparisons):
             ref_row = reference_row(entry, index, results)
             if ref_row is None or ref_row is row:
                 continue
-            comparisons.append(f"{format_ratio(ratio(value, ref_row.median(metric)))} {reference.label}")
+            comparisons.append(f"{metric_ratio(row, ref_row, metric)} {reference.label}")
         direction = "higher" if higher else "lower"
         lines.append(
             f"| {_escape(entry.title)} | {metric_name(metric)}: {shown} | "

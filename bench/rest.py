@@ -28,6 +28,13 @@ class ConnectRest:
         except httpx.HTTPError:
             return False
 
+    def healthy(self) -> bool:
+        """True once `GET /health` answers 200: a distributed worker has joined its group (Kafka 4.0+)."""
+        try:
+            return self._client.get("/health", timeout=2.0).status_code == 200
+        except httpx.HTTPError:
+            return False
+
     def _expect(self, response: httpx.Response, *statuses: int) -> Any:
         if response.status_code not in statuses:
             raise RestError(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -31,11 +31,15 @@ class Status(StrEnum):
 
 @dataclass(frozen=True)
 class Metric:
-    """One figure over the repetitions; `samples` holds one value per measured repetition."""
+    """One figure over the repetitions; `samples` holds one value per measured repetition.
+
+    `at_least` marks a figure cut off by a bound (a wait that gave up): the true value is that or more.
+    """
 
     unit: str
     higher_is_better: bool
     samples: tuple[float, ...]
+    at_least: bool = False
 
     @property
     def summary(self) -> Summary:
@@ -50,23 +54,33 @@ class Metric:
             "min": summary.minimum,
             "median": summary.median,
             "max": summary.maximum,
+            "at_least": self.at_least,
         }
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Metric:
         # min/median/max are written for readers of the file; the samples are the truth.
-        return cls(str(data["unit"]), bool(data["higher_is_better"]), tuple(float(v) for v in data["samples"]))
+        return cls(
+            str(data["unit"]),
+            bool(data["higher_is_better"]),
+            tuple(float(v) for v in data["samples"]),
+            bool(data.get("at_least", False)),
+        )
 
 
 @dataclass(frozen=True)
 class SystemResult:
-    """What one system did in one benchmark: its metrics, or why there are none."""
+    """What one system did in one benchmark: its metrics, or why there are none.
+
+    `worker_mode` says how the system ran ("standalone", "distributed, 3 workers"; empty for a client).
+    """
 
     label: str
     status: Status
     metrics: Mapping[str, Metric] = field(default_factory=dict)
     reason: str = ""
     details: Mapping[str, Detail] = field(default_factory=dict)
+    worker_mode: str = ""
 
     @classmethod
     def measured(cls, label: str, metrics: Mapping[str, Metric], **details: Detail) -> SystemResult:
@@ -88,6 +102,10 @@ class SystemResult:
         found = self.metrics.get(metric)
         return found.summary.median if found is not None and found.samples else None
 
+    def in_mode(self, worker_mode: str) -> SystemResult:
+        """This row, saying it ran in `worker_mode` (a mode already set is kept)."""
+        return self if self.worker_mode else replace(self, worker_mode=worker_mode)
+
     def to_json(self) -> JsonObject:
         return {
             "label": self.label,
@@ -95,6 +113,7 @@ class SystemResult:
             "reason": self.reason,
             "metrics": {name: metric.to_json() for name, metric in self.metrics.items()},
             "details": dict(self.details),
+            "worker_mode": self.worker_mode,
         }
 
     @classmethod
@@ -105,6 +124,7 @@ class SystemResult:
             metrics={name: Metric.from_json(m) for name, m in data.get("metrics", {}).items()},
             reason=str(data.get("reason", "")),
             details=dict(data.get("details", {})),
+            worker_mode=str(data.get("worker_mode", "")),
         )
 
 

@@ -36,6 +36,19 @@ CONSUMER_SETTINGS: dict[str, str] = {
 # error of "time until the file is complete" and of the file-based latency.
 OFFSET_FLUSH_INTERVAL_MS = 250
 
+# Distributed mode, both systems: the failover target is S + H + 2 s with S = 10 s, H = 2 s.
+# Java's own defaults are S = 10 s and H = 3 s; kconnect's are Kafka Connect's. Partition counts of
+# the internal topics are Kafka's defaults, written out for both.
+SESSION_TIMEOUT_MS = 10_000
+HEARTBEAT_INTERVAL_MS = 2_000
+OFFSET_STORAGE_PARTITIONS = 25
+STATUS_STORAGE_PARTITIONS = 5
+CLUSTER_WORKERS = 3
+# Java's incremental cooperative assignor holds a departed worker's connectors and tasks unassigned for
+# up to this long (its default), waiting for the worker to come back; 0 reassigns them at once.
+REBALANCE_DELAY_KEY = "scheduled.rebalance.max.delay.ms"
+JAVA_DEFAULT_REBALANCE_DELAY_MS = 300_000
+
 STRING_CONVERTER = "org.apache.kafka.connect.storage.StringConverter"
 FILE_SOURCE = "org.apache.kafka.connect.file.FileStreamSourceConnector"
 FILE_SINK = "org.apache.kafka.connect.file.FileStreamSinkConnector"
@@ -43,6 +56,8 @@ DATAGEN = "DatagenConnector"
 
 VALUE_SIZES: dict[str, int] = {"100B": 100, "1KB": 1024}
 FILE_BATCH_SIZE = 2000  # FileStreamSource's `batch.size` default, written out on both sides.
+# FileStreamSource is single-task in both systems: "4 tasks" is 4 connectors, each with its own file.
+SOURCE_TASKS = 4
 
 
 @dataclass(frozen=True)
@@ -65,6 +80,13 @@ class Sizes:
     memory_tasks: int
     startup_repetitions: int
     idle_settle_seconds: float
+    distributed_source_records: int
+    distributed_repetitions: int
+    failover_connectors: int
+    failover_kills: int
+    failover_bound_seconds: float
+    failover_default_kills: int
+    failover_default_bound_seconds: float
 
     def to_json(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -87,16 +109,24 @@ FULL = Sizes(
     memory_tasks=10,
     startup_repetitions=5,
     idle_settle_seconds=10.0,
+    distributed_source_records=3_000_000,
+    distributed_repetitions=3,
+    failover_connectors=6,
+    failover_kills=20,
+    failover_bound_seconds=120.0,
+    # Each kill under Java's default delay takes about 5 minutes to recover: 20 would add 2 hours.
+    failover_default_kills=3,
+    failover_default_bound_seconds=420.0,
 )
 
 QUICK = Sizes(
     warmups=1,
     repetitions=3,
-    raw_records={"100B": 2_000_000, "1KB": 500_000},
+    raw_records={"100B": 1_000_000, "1KB": 250_000},
     connect_records={"100B": 1_000_000, "1KB": 300_000},
     sink_records={"100B": 1_000_000, "1KB": 300_000},
     latency_rate=1000,
-    latency_seconds=15.0,
+    latency_seconds=10.0,
     latency_warmup_seconds=3.0,
     rest_connectors=50,
     rest_seconds=10.0,
@@ -106,4 +136,11 @@ QUICK = Sizes(
     memory_tasks=10,
     startup_repetitions=3,
     idle_settle_seconds=5.0,
+    distributed_source_records=500_000,
+    distributed_repetitions=1,
+    failover_connectors=6,
+    failover_kills=2,
+    failover_bound_seconds=60.0,
+    failover_default_kills=1,
+    failover_default_bound_seconds=25.0,
 )

@@ -55,3 +55,14 @@ def rate(count: float, seconds: float) -> float:
     if seconds <= 0:
         raise ValueError(f"duration must be positive, not {seconds}")
     return count / seconds
+
+
+def bounded_percentile(values: Sequence[float | None], bound: float, fraction: float) -> tuple[float, bool]:
+    """The `fraction` percentile of waits cut off at `bound` (None: not over within it), and whether it is only a
+    lower bound: True when the interpolation reaches a cut-off wait, whose true length is `bound` or more."""
+    observed = sorted(value for value in values if value is not None)
+    if any(value > bound for value in observed):
+        raise ValueError(f"an observed wait exceeds the bound {bound}")
+    ordered = observed + [bound] * (len(values) - len(observed))
+    value = percentile(ordered, fraction)
+    return value, math.ceil(fraction * (len(ordered) - 1)) >= len(observed)

@@ -1,18 +1,25 @@
-"""Source throughput: FileStreamSource reading a prepared file into a topic, kconnect next to Java Connect.
+"""Source throughput: FileStreamSource reading prepared files into topics, kconnect next to Java Connect.
 
-Timed from `POST /connectors` to the topic's end offset reaching N (polled every 20 ms), so connector
-and task start-up count, as a user creating a connector would see it. Every repetition uses a new
-connector (so no stored source offset applies) and a new topic.
+Timed from `POST /connectors` to the topics' end offsets reaching N (polled every 20 ms), so connector
+and task start-up count, as a user creating a connector would see it. Every repetition uses new
+connectors (so no stored source offset applies) and new topics.
+
+FileStreamSource runs one task whatever `tasks.max` says, in both systems, so "4 tasks" is 4 connectors,
+each reading its own file of N/4 lines into its own 1-partition topic: the same total work as 1 task
+reading N lines. This group runs one standalone worker per system; the same 1-and-4-task measurement on
+3-worker distributed clusters is made in the failover group, on the clusters it starts anyway.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from bench.catalog import JAVA_CONNECT, RAW_CLIENT
 from bench.harness import Record, RunContext, repeat, wait_until
-from bench.results import BenchmarkResult, Reference, SystemResult
+from bench.results import BenchmarkResult, Metric, Reference, SystemResult
 from bench.scenarios.common import (
     RECORDS_PER_S,
     THROUGHPUT_METRICS,
@@ -22,15 +29,29 @@ from bench.scenarios.common import (
     write_lines,
 )
 from bench.scenarios.raw import producer_name
-from bench.settings import FILE_BATCH_SIZE, FILE_SOURCE, VALUE_SIZES
-from bench.systems.base import RunningWorker
+from bench.settings import FILE_BATCH_SIZE, FILE_SOURCE, SOURCE_TASKS, VALUE_SIZES
+from bench.stats import ratio
+from bench.systems.base import Deployment
 
 GROUP = "source"
+TIMES = "\u00d7"  # ruff flags the character itself as a look-alike
+TASKS_SIZE = "100B"
+ONE_TASK = "records_per_s_1_task"
+MANY_TASKS = f"records_per_s_{SOURCE_TASKS}_tasks"
+SCALING = f"scaling_{SOURCE_TASKS}_vs_1"
+TASKS_METRICS = (ONE_TASK, MANY_TASKS, SCALING)
 METHOD = (
     "A file of N lines (each line one record value) is prepared before timing. Timed from `POST /connectors` "
     f"(FileStreamSourceConnector, `tasks.max=1`, `batch.size={FILE_BATCH_SIZE}`) until the new 1-partition topic's end "
     "offset reaches N, polled every 20 ms. StringConverter for keys and values; a new connector and topic "
     "per repetition. The raw producer row is the limit measured earlier in the same run."
+)
+TASKS_METHOD = (
+    f"FileStreamSource is single-task in both systems, so {SOURCE_TASKS} tasks are {SOURCE_TASKS} FileStreamSource "
+    f"connectors (`tasks.max=1` each), each reading its own file of N/{SOURCE_TASKS} lines into its own 1-partition "
+    f"topic, created one after the other; timed from the first `POST /connectors` until all {SOURCE_TASKS} topics "
+    "hold their lines. The 1-task column is one connector reading N lines, measured in the same session. "
+    f"Scaling = median {SOURCE_TASKS}-task rate ÷ median 1-task rate. The machine has 2 cores."
 )
 
 
@@ -38,43 +59,113 @@ def source_name(size: str) -> str:
     return f"source-{size}"
 
 
-def timed_connector_run(
-    ctx: RunContext, worker: RunningWorker, config: dict[str, str], topic: str, count: int
-) -> float:
+TASKS_NAME = f"source-tasks-{TASKS_SIZE}"
+
+
+@dataclass(frozen=True)
+class SourceJob:
+    """One FileStreamSource connector of a timed run: its file, its topic, and how many lines it holds."""
+
+    file: Path
+    count: int
+
+
+def source_config(source: Path, topic: str) -> dict[str, str]:
+    return {
+        "connector.class": FILE_SOURCE,
+        "tasks.max": "1",
+        "file": str(source),
+        "topic": topic,
+        "batch.size": str(FILE_BATCH_SIZE),
+    }
+
+
+def timed_connector_run(ctx: RunContext, worker: Deployment, config: dict[str, str], topic: str, count: int) -> float:
     """Seconds from creating the connector (writing to `topic`) until `topic` holds `count` records."""
-    name = ctx.unique("bench-source")
-    timeout = 60.0 + count / 1000
+    return timed_connectors_run(ctx, worker, [(config, topic, count)])
+
+
+def timed_connectors_run(ctx: RunContext, worker: Deployment, jobs: Sequence[tuple[dict[str, str], str, int]]) -> float:
+    """Seconds from creating the first of `jobs` (config, topic, count) until every topic holds its count."""
+    names = [ctx.unique("bench-source") for _ in jobs]
+    timeout = 60.0 + sum(count for _, _, count in jobs) / 1000
     started = time.monotonic()
-    worker.rest.create(name, config)
+    for name, (config, _, _) in zip(names, jobs, strict=True):
+        worker.rest.create(name, config)
+    pending = list(jobs)
 
     def done() -> bool:
         worker.ensure_alive()
-        return ctx.admin.end_offset(topic) >= count
+        pending[:] = [job for job in pending if ctx.admin.end_offset(job[1]) < job[2]]
+        return not pending
 
-    finished = wait_until(done, timeout, what=f"{count} records in {topic}")
-    worker.rest.delete(name)
+    finished = wait_until(done, timeout, what=f"{len(jobs)} topic(s) filled")
+    for name in names:
+        worker.rest.delete(name)
     return finished - started
 
 
-def measure_file_source(
-    ctx: RunContext, worker: RunningWorker, source: Path, value_size: int, count: int
-) -> dict[str, list[float]]:
-    def measure(_: int) -> dict[str, float]:
-        topic = ctx.unique(f"source-{value_size}")
+def measure_jobs(ctx: RunContext, worker: Deployment, jobs: Sequence[SourceJob], value_size: int) -> dict[str, float]:
+    """One repetition: each job a new connector into a new topic; throughput of all of them together."""
+    topics = [ctx.unique(f"source-{value_size}") for _ in jobs]
+    for topic in topics:
         ctx.admin.create_topic(topic)
-        try:
-            config = {
-                "connector.class": FILE_SOURCE,
-                "tasks.max": "1",
-                "file": str(source),
-                "topic": topic,
-                "batch.size": str(FILE_BATCH_SIZE),
-            }
-            return throughput(count, value_size, timed_connector_run(ctx, worker, config, topic, count))
-        finally:
-            ctx.admin.delete_topics([topic])
+    try:
+        runs = [(source_config(job.file, topic), topic, job.count) for job, topic in zip(jobs, topics, strict=True)]
+        total = sum(job.count for job in jobs)
+        return throughput(total, value_size, timed_connectors_run(ctx, worker, runs))
+    finally:
+        ctx.admin.delete_topics(topics)
 
-    return repeat(measure, ctx.sizes.warmups, ctx.sizes.repetitions)
+
+def measure_file_source(
+    ctx: RunContext, worker: Deployment, source: Path, value_size: int, count: int
+) -> dict[str, list[float]]:
+    job = SourceJob(source, count)
+    return repeat(lambda _: measure_jobs(ctx, worker, [job], value_size), ctx.sizes.warmups, ctx.sizes.repetitions)
+
+
+def tasks_row(label: str, one: Sequence[float], many: Sequence[float]) -> SystemResult:
+    """The 1-task and N-task rates side by side, with their scaling (ratio of the medians)."""
+    one_metric = Metric("records/s", True, tuple(one))
+    many_metric = Metric("records/s", True, tuple(many))
+    scaling = ratio(many_metric.summary.median, one_metric.summary.median) or 0.0
+    metrics = {ONE_TASK: one_metric, MANY_TASKS: many_metric, SCALING: Metric(TIMES, True, (scaling,))}
+    return SystemResult.measured(label, metrics)
+
+
+def split_files(directory: Path, value: bytes, count: int, parts: int) -> list[SourceJob]:
+    """`parts` files whose line counts add up to `count`."""
+    share, extra = divmod(count, parts)
+    jobs = []
+    for index in range(parts):
+        lines = share + (1 if index < extra else 0)
+        path = directory / f"part-{index}.txt"
+        write_lines(path, value, lines)
+        jobs.append(SourceJob(path, lines))
+    return jobs
+
+
+def task_inputs(directory: Path, value_size: int, count: int) -> tuple[SourceJob, list[SourceJob]]:
+    """One file of `count` lines, and the same lines split over SOURCE_TASKS files."""
+    whole = SourceJob(directory / "lines.txt", count)
+    write_lines(whole.file, payload(value_size), count)
+    return whole, split_files(directory, payload(value_size), count, SOURCE_TASKS)
+
+
+def measure_tasks(
+    ctx: RunContext,
+    worker: Deployment,
+    label: str,
+    inputs: tuple[SourceJob, list[SourceJob]],
+    value_size: int,
+    repetitions: int,
+) -> SystemResult:
+    """The 1-task and SOURCE_TASKS-task row: one connector on the whole file, then one per part."""
+    whole, parts = inputs
+    one = repeat(lambda _: measure_jobs(ctx, worker, [whole], value_size), ctx.sizes.warmups, repetitions)
+    many = repeat(lambda _: measure_jobs(ctx, worker, parts, value_size), ctx.sizes.warmups, repetitions)
+    return tasks_row(label, one[RECORDS_PER_S], many[RECORDS_PER_S])
 
 
 def run(ctx: RunContext) -> list[BenchmarkResult]:
@@ -83,14 +174,27 @@ def run(ctx: RunContext) -> list[BenchmarkResult]:
     for size, value_size in VALUE_SIZES.items():
         files[size] = inputs / f"lines-{size}.txt"
         write_lines(files[size], payload(value_size), ctx.sizes.connect_records[size])
+    tasks_value = VALUE_SIZES[TASKS_SIZE]
+    parts = split_files(
+        ctx.scratch("source-parts"), payload(tasks_value), ctx.sizes.connect_records[TASKS_SIZE], SOURCE_TASKS
+    )
 
-    def body(worker: RunningWorker, record: Record) -> None:
+    def body(worker: Deployment, record: Record, label: str) -> None:
         for size, value_size in VALUE_SIZES.items():
             samples = measure_file_source(ctx, worker, files[size], value_size, ctx.sizes.connect_records[size])
-            record(source_name(size), SystemResult.measured(worker.system.label, throughput_metrics(samples)))
+            record(source_name(size), SystemResult.measured(label, throughput_metrics(samples)))
+            if size == TASKS_SIZE:
+                many = repeat(
+                    lambda _: measure_jobs(ctx, worker, parts, tasks_value), ctx.sizes.warmups, ctx.sizes.repetitions
+                )
+                record(TASKS_NAME, tasks_row(label, samples[RECORDS_PER_S], many[RECORDS_PER_S]))
 
-    rows = ctx.each_system([source_name(size) for size in VALUE_SIZES], body)
-    return [
+    standalone = ctx.each_system(
+        [*(source_name(size) for size in VALUE_SIZES), TASKS_NAME],
+        lambda worker, record: body(worker, record, worker.system.label),
+    )
+    settings = {f"{system.key}.{key}": value for system in ctx.systems for key, value in system.settings().items()}
+    entries = [
         ctx.entry(
             source_name(size),
             GROUP,
@@ -98,21 +202,33 @@ def run(ctx: RunContext) -> list[BenchmarkResult]:
             size,
             METHOD,
             THROUGHPUT_METRICS,
-            rows[source_name(size)],
+            standalone[source_name(size)],
             comparisons=(
                 Reference("raw producer", RAW_CLIENT, producer_name(size)),
                 Reference("Java Connect", JAVA_CONNECT),
             ),
             ratio_metrics=(RECORDS_PER_S,),
-            settings={
-                "records": ctx.sizes.connect_records[size],
-                "value_bytes": VALUE_SIZES[size],
-                **_system_settings(ctx),
-            },
+            settings={"records": ctx.sizes.connect_records[size], "value_bytes": VALUE_SIZES[size], **settings},
         )
         for size in VALUE_SIZES
     ]
-
-
-def _system_settings(ctx: RunContext) -> dict[str, str]:
-    return {f"{system.key}.{key}": value for system in ctx.systems for key, value in system.settings().items()}
+    tasks_settings = {
+        "records": ctx.sizes.connect_records[TASKS_SIZE],
+        "value_bytes": tasks_value,
+        "tasks": SOURCE_TASKS,
+    }
+    entries.append(
+        ctx.entry(
+            TASKS_NAME,
+            GROUP,
+            f"FileStreamSource → Kafka, {TASKS_SIZE} lines, 1 and {SOURCE_TASKS} tasks, one standalone worker",
+            f"1 vs {SOURCE_TASKS} tasks",
+            TASKS_METHOD,
+            TASKS_METRICS,
+            standalone[TASKS_NAME],
+            comparisons=(Reference("Java Connect", JAVA_CONNECT),),
+            ratio_metrics=(MANY_TASKS,),
+            settings={**tasks_settings, **settings},
+        )
+    )
+    return entries

@@ -1,7 +1,15 @@
 """The Connect workers under comparison, each started as a process from generated properties files."""
 
-from bench.systems.base import RunningWorker, WorkerSystem, start_worker, worker_properties
+from bench.systems.base import RunningWorker, WorkerMode, WorkerSystem, start_worker, worker_properties
 from bench.systems.java import JavaConnect
 from bench.systems.kconnect import Kconnect
 
-__all__ = ["JavaConnect", "Kconnect", "RunningWorker", "WorkerSystem", "start_worker", "worker_properties"]
+__all__ = [
+    "JavaConnect",
+    "Kconnect",
+    "RunningWorker",
+    "WorkerMode",
+    "WorkerSystem",
+    "start_worker",
+    "worker_properties",
+]

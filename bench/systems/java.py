@@ -1,15 +1,21 @@
-"""Apache Kafka Connect (Java), run with its own `ConnectStandalone` main class and JVM flags as shipped."""
+"""Apache Kafka Connect (Java), run with its own `ConnectStandalone` or `ConnectDistributed` main class
+and the JVM flags its scripts use (connect-standalone.sh and connect-distributed.sh set the same ones)."""
 
 from __future__ import annotations
 
+import re
 import shutil
 from collections.abc import Mapping
 from pathlib import Path
 
 from bench.catalog import JAVA_CONNECT, SYSTEM_LABELS
 from bench.java_connect.jars import ConnectJars
+from bench.systems.base import WorkerMode
 
-MAIN_CLASS = "org.apache.kafka.connect.cli.ConnectStandalone"
+MAIN_CLASSES = {
+    WorkerMode.STANDALONE: "org.apache.kafka.connect.cli.ConnectStandalone",
+    WorkerMode.DISTRIBUTED: "org.apache.kafka.connect.cli.ConnectDistributed",
+}
 # connect-standalone.sh's KAFKA_HEAP_OPTS and kafka-run-class.sh's KAFKA_JVM_PERFORMANCE_OPTS.
 HEAP_OPTS = ("-Xms256M", "-Xmx2G")
 JVM_OPTS = (
@@ -21,6 +27,10 @@ JVM_OPTS = (
     "-XX:MaxInlineLevel=15",
     "-Djava.awt.headless=true",
 )
+
+# DistributedHerder logs every assignment it gets: "... Assignment{error=0, leader='connect-...',
+# leaderUrl='http://127.0.0.1:8083/', ...}".
+LEADER_URL = re.compile(r"leaderUrl='https?://[^:/']+:(\d+)/?'")
 
 LOG4J2 = """status = warn
 appender.file.type = File
@@ -45,11 +55,14 @@ class JavaConnect:
     def unavailable_reason(self) -> str | None:
         return None if self.java else "`java` not found on PATH"
 
+    def mode_unavailable_reason(self, mode: WorkerMode) -> str | None:
+        return None
+
     def extra_worker_properties(self, workdir: Path) -> Mapping[str, str]:
         # service_load: no reflective classpath scan at start-up; every Kafka plug-in jar has manifests.
         return {"plugin.path": str(self.jars.plugins), "plugin.discovery": "service_load"}
 
-    def command(self, worker_properties: Path, workdir: Path) -> list[str]:
+    def command(self, worker_properties: Path, workdir: Path, mode: WorkerMode = WorkerMode.STANDALONE) -> list[str]:
         log_config = workdir / "log4j2.properties"
         log_config.write_text(LOG4J2.format(log_file=workdir / "connect.log"))
         return [
@@ -59,13 +72,21 @@ class JavaConnect:
             f"-Dlog4j2.configurationFile={log_config}",
             "-cp",
             self.jars.classpath,
-            MAIN_CLASS,
+            MAIN_CLASSES[mode],
             str(worker_properties),
         ]
 
+    def group_leader_port(self, workdir: Path) -> int | None:
+        try:
+            text = (workdir / "connect.log").read_text(errors="replace")
+        except OSError:
+            return None
+        found = LEADER_URL.findall(text)
+        return int(found[-1]) if found else None
+
     def settings(self) -> Mapping[str, str]:
         return {
-            "main_class": MAIN_CLASS,
+            "main_class": " or ".join(MAIN_CLASSES.values()),
             "kafka_connect_version": self.version,
             "jvm": " ".join((*HEAP_OPTS, *JVM_OPTS)),
             "plugin.discovery": "service_load",

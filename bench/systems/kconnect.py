@@ -1,4 +1,4 @@
-"""kconnect's standalone worker, run through its `kconnect standalone` command like any user would."""
+"""kconnect's workers, run through `kconnect standalone` and `kconnect worker` (distributed) like any user would."""
 
 from __future__ import annotations
 
@@ -9,6 +9,9 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from bench.catalog import KCONNECT, SYSTEM_LABELS
+from bench.systems.base import WorkerMode
+
+SUBCOMMANDS = {WorkerMode.STANDALONE: "standalone", WorkerMode.DISTRIBUTED: "worker"}
 
 
 def kconnect_command() -> list[str]:
@@ -22,18 +25,29 @@ class Kconnect:
     label = SYSTEM_LABELS[KCONNECT]
 
     def unavailable_reason(self) -> str | None:
+        return self.mode_unavailable_reason(WorkerMode.STANDALONE)
+
+    def mode_unavailable_reason(self, mode: WorkerMode) -> str | None:
+        subcommand = SUBCOMMANDS[mode]
         probe = subprocess.run(
-            [*kconnect_command(), "standalone", "--help"], capture_output=True, text=True, check=False, timeout=60
+            [*kconnect_command(), subcommand, "--help"], capture_output=True, text=True, check=False, timeout=60
         )
         if probe.returncode != 0:
-            return "`kconnect standalone` is not available yet"
+            return f"`kconnect {subcommand}` is not available yet"
         return None
 
     def extra_worker_properties(self, workdir: Path) -> Mapping[str, str]:
         return {}
 
-    def command(self, worker_properties: Path, workdir: Path) -> list[str]:
-        return [*kconnect_command(), "standalone", str(worker_properties)]
+    def command(self, worker_properties: Path, workdir: Path, mode: WorkerMode = WorkerMode.STANDALONE) -> list[str]:
+        return [*kconnect_command(), SUBCOMMANDS[mode], str(worker_properties)]
+
+    def group_leader_port(self, workdir: Path) -> int | None:
+        # Every worker places work for the slots it owns; there is no leader whose death matters.
+        return None
 
     def settings(self) -> Mapping[str, str]:
-        return {"command": "kconnect standalone worker.properties", "python": sys.version.split()[0]}
+        return {
+            "command": "kconnect standalone worker.properties or kconnect worker worker.properties",
+            "python": sys.version.split()[0],
+        }

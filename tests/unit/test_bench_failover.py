@@ -7,9 +7,11 @@ from typing import Any
 
 import pytest
 
+from bench.java_connect.jars import ConnectJars
 from bench.procs import ProcessSet
 from bench.scenarios.failover import FailoverError, KillLog, pick_victim, task_counts
 from bench.systems.cluster import Placement, WorkerCluster, placements
+from bench.systems.java import JavaConnect
 from bench.systems.kconnect import Kconnect
 
 
@@ -81,3 +83,31 @@ def test_a_kill_that_did_not_recover_within_the_bound_is_reported_as_more_than_t
 def test_no_kill_is_no_row() -> None:
     with pytest.raises(FailoverError):
         KillLog(bound=30.0).row("kconnect")
+
+
+def test_the_spared_member_is_never_the_victim(tmp_path: Path) -> None:
+    made = cluster(tmp_path)
+    found = placements(status("a", 8003, 8001, 8001)) + placements(status("b", 8003, 8002))
+    assert pick_victim(made, found, turn=0, spare=made.members[0]).port == 8002
+
+
+def test_java_names_its_group_leader_in_the_last_assignment_it_logged(tmp_path: Path) -> None:
+    java = JavaConnect(ConnectJars(tmp_path / "libs", tmp_path / "plugins"), "4.3.1")
+    assert java.group_leader_port(tmp_path) is None
+    line = (
+        "[2026-11-22 00:48:44,624] INFO [Worker clientId=connect-127.0.0.1:{me}, groupId=g] Joined group at "
+        "generation {gen} with protocol version 2 and got assignment: Assignment{{error=0, "
+        "leader='connect-127.0.0.1:{leader}-0650', leaderUrl='http://127.0.0.1:{leader}/', offset=19, "
+        "connectorIds=[], taskIds=[], revokedConnectorIds=[], revokedTaskIds=[], delay=0}} with rebalance delay: 0\n"
+    )
+    (tmp_path / "connect.log").write_text(
+        line.format(me=41579, gen=1, leader=41579) + line.format(me=41579, gen=2, leader=33213)
+    )
+    assert java.group_leader_port(tmp_path) == 33213
+    assert Kconnect().group_leader_port(tmp_path) is None
+
+
+def test_kills_say_how_often_they_hit_the_group_leader() -> None:
+    log = KillLog(bound=60.0, waits=[10.0, 11.0], moved=[2, 2], leader_kills=[True, False])
+    assert log.row("Java").details["group_leader_killed"] == "1 of 2"
+    assert KillLog(bound=60.0, waits=[10.0], moved=[2]).row("kconnect").details["group_leader_killed"] == "n/a"

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.catalog import GROUP_NAMES
+from bench.catalog import GROUP_NAMES, group_title
 from bench.cli import parse_args
 from bench.plots import draw_all
 from bench.report import benchmark_table, format_number, render
@@ -87,7 +87,11 @@ def test_the_page_has_headline_method_tables_and_plots() -> None:
     assert "| FileStreamSource → Kafka, 100B lines | records/s: 400,000 records/s | 0.40× raw producer" in page  # noqa: RUF001
     assert "## Method\n\nHand-written." in page
     assert "![Source throughput: FileStreamSource → Kafka](benchmarks/source.png)" in page
-    assert page.index("## Raw confluent-kafka client") < page.index("## Source throughput") < page.index("## Failover")
+    assert (
+        page.index("## Raw confluent-kafka client")
+        < page.index("## Source throughput")
+        < page.index(f"## {group_title('failover')}")
+    )
 
 
 def test_numbers_are_readable_at_every_magnitude() -> None:
