@@ -58,7 +58,7 @@ def draw_group(group: str, entries: list[BenchmarkResult], results: ResultsFile,
         return False
     # Tables of other shapes in the group (1 vs 4 tasks next to plain throughput) stay in their tables.
     entries = [entry for entry in entries if set(metrics) <= set(entry.metrics_order)]
-    figure, axes = plt.subplots(1, len(metrics), figsize=(6.0 * len(metrics), 4.2), squeeze=False)
+    figure, axes = plt.subplots(1, len(metrics), figsize=(6.0 * len(metrics), 5.0), squeeze=False)
     any_bound = False
     for axis, metric in zip(axes[0], metrics, strict=True):
         series = plot_series(entries, metric, results)
@@ -88,7 +88,8 @@ def draw_group(group: str, entries: list[BenchmarkResult], results: ResultsFile,
         axis.yaxis.set_major_formatter(ticker.FuncFormatter(_tick))
         axis.set_ylabel(unit)
         axis.grid(axis="y", alpha=0.3)
-        axis.legend(fontsize=8)
+        # Below the axes: inside, it covers the tallest bars whatever corner it takes.
+        axis.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.1), frameon=False)
     title = group_title(group) + (" (hatched: lower bound, the wait was cut off)" if any_bound else "")
     figure.suptitle(title, fontsize=11)
     figure.tight_layout()

@@ -29,6 +29,9 @@ CONSUMER_SETTINGS: dict[str, str] = {
     "enable.auto.commit": "false",
     "auto.offset.reset": "earliest",
     "isolation.level": "read_uncommitted",
+    # kconnect's sink consumers set this too: librdkafka's default (1000 ms) pauses fetching for a second
+    # whenever its prefetch queue is full, which would make the raw "limit" several times too low.
+    "fetch.queue.backoff.ms": "10",
 }
 
 # Source offsets and sink commits every 250 ms on both workers (Kafka's default is 60 s): a sink that

@@ -44,7 +44,7 @@ METHOD = (
     "A file of N lines (each line one record value) is prepared before timing. Timed from `POST /connectors` "
     f"(FileStreamSourceConnector, `tasks.max=1`, `batch.size={FILE_BATCH_SIZE}`) until the new 1-partition topic's end "
     "offset reaches N, polled every 20 ms. StringConverter for keys and values; a new connector and topic "
-    "per repetition. The raw producer row is the limit measured earlier in the same run."
+    "per repetition. The raw producer row is the limit from the raw group's table (its settings say when it ran)."
 )
 TASKS_METHOD = (
     f"FileStreamSource is single-task in both systems, so {SOURCE_TASKS} tasks are {SOURCE_TASKS} FileStreamSource "
