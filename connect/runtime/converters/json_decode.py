@@ -13,7 +13,14 @@ from typing import Any
 from connect.api.data import DATE_NAME, DECIMAL_NAME, TIME_NAME, TIMESTAMP_NAME, Schema, SchemaType
 from connect.api.errors import DataError
 from connect.runtime.converters import logical
-from connect.runtime.converters.json_payload import Codec, JsonOptions, child_schema, expected_type, null_policy
+from connect.runtime.converters.json_payload import (
+    Codec,
+    JsonOptions,
+    child_schema,
+    expected_type,
+    null_policy,
+    with_null_handling,
+)
 from connect.runtime.converters.structs import new_struct
 
 
@@ -23,22 +30,9 @@ class InexactNumber(Exception):
 
 def compile_decoder(schema: Schema, options: JsonOptions) -> Codec:
     """parsed JSON -> Connect value for `schema`, null handling included."""
-    convert = _convert_to_connect(schema, options)
-    raise_on_null, null_value = null_policy(
-        schema, options, lambda default: default, f"Invalid null value for required {schema.type.name} field"
-    )
-    plain = expected_type(schema)
-
-    def decode(value: Any) -> Any:
-        if value is None:
-            if raise_on_null:
-                raise DataError(null_value)
-            return null_value
-        if type(value) is plain:
-            return value
-        return convert(value)
-
-    return decode
+    message = f"Invalid null value for required {schema.type.name} field"
+    # The default is already a Connect value: it needs no conversion.
+    return with_null_handling(schema, options, _convert_to_connect(schema, options), message, lambda default: default)
 
 
 def _convert_to_connect(schema: Schema, options: JsonOptions) -> Codec:

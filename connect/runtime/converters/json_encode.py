@@ -22,6 +22,7 @@ from connect.runtime.converters.json_payload import (
     child_schema,
     expected_type,
     null_policy,
+    with_null_handling,
 )
 from connect.runtime.converters.structs import raw_values
 
@@ -29,19 +30,7 @@ from connect.runtime.converters.structs import raw_values
 def compile_encoder(schema: Schema, options: JsonOptions) -> Codec:
     """value -> JSON-able for `schema`, null handling included."""
     convert = _convert_to_json(schema, options)
-    raise_on_null, null_value = null_policy(schema, options, convert, REQUIRED_NULL)
-    plain = expected_type(schema)
-
-    def encode(value: Any) -> Any:
-        if value is None:
-            if raise_on_null:
-                raise DataError(null_value)
-            return null_value
-        if type(value) is plain:
-            return value
-        return convert(value)
-
-    return encode
+    return with_null_handling(schema, options, convert, REQUIRED_NULL, convert)
 
 
 def _convert_to_json(schema: Schema, options: JsonOptions) -> Codec:

@@ -58,6 +58,26 @@ def null_policy(schema: Schema, options: JsonOptions, convert: Codec, message: s
     return True, message
 
 
+def with_null_handling(
+    schema: Schema, options: JsonOptions, convert: Codec, null_message: str, default_convert: Codec
+) -> Codec:
+    """`convert` for non-null values of `schema`, wrapped with the schema's null policy and a fast path
+    for values that already have the plain Python type (most of them: no call, no conversion)."""
+    raise_on_null, null_value = null_policy(schema, options, default_convert, null_message)
+    plain = expected_type(schema)
+
+    def codec(value: Any) -> Any:
+        if value is None:
+            if raise_on_null:
+                raise DataError(null_value)
+            return null_value
+        if type(value) is plain:
+            return value
+        return convert(value)
+
+    return codec
+
+
 def child_schema(schema: Schema | None, what: str, part: str) -> Schema:
     if schema is None:
         raise DataError(f"{what} schema has no {part} schema")
