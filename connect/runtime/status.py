@@ -21,6 +21,7 @@ and task instance.
 
 from __future__ import annotations
 
+import abc
 import threading
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -59,17 +60,21 @@ class ConnectorStatusSnapshot:
     tasks: dict[int, InstanceStatus] = field(default_factory=dict)
 
 
-class MemoryStatusStore:
-    """Statuses of one worker's connectors and tasks, in memory (standalone mode and tests)."""
+class StatusTransitions(abc.ABC):
+    """The lifecycle calls of `StatusListener` mapped to states once (the table above), for every store.
 
-    def __init__(self, worker_id: str) -> None:
-        self.worker_id = worker_id
-        self._lock = threading.Lock()
-        self._connectors: dict[str, InstanceStatus] = {}
-        self._tasks: dict[ConnectorTaskId, InstanceStatus] = {}
-        self._topics: dict[str, set[str]] = {}
+    A store writes through `_put_connector`/`_put_task`. `safe=True` marks the writes Kafka makes with a
+    "safe put" (FAILED and UNASSIGNED): a store shared between workers may skip them when a newer owner
+    wrote the current status; a store of one worker's own statuses may ignore the flag.
+    """
 
-    # -- StatusListener ------------------------------------------------------------------------
+    @abc.abstractmethod
+    def _put_connector(self, connector: str, state: State, trace: str | None = None, *, safe: bool = False) -> None: ...
+
+    @abc.abstractmethod
+    def _put_task(
+        self, task: ConnectorTaskId, state: State, trace: str | None = None, *, safe: bool = False
+    ) -> None: ...
 
     def on_connector_startup(self, connector: str) -> None:
         self._put_connector(connector, State.RUNNING)
@@ -81,23 +86,16 @@ class MemoryStatusStore:
         self._put_connector(connector, State.RUNNING)
 
     def on_connector_failure(self, connector: str, trace: str) -> None:
-        self._put_connector(connector, State.FAILED, trace)
+        self._put_connector(connector, State.FAILED, trace, safe=True)
 
     def on_connector_shutdown(self, connector: str) -> None:
-        self._put_connector(connector, State.UNASSIGNED)
+        self._put_connector(connector, State.UNASSIGNED, safe=True)
 
     def on_connector_stopped(self, connector: str) -> None:
         self._put_connector(connector, State.STOPPED)
 
     def on_connector_restart(self, connector: str) -> None:
         self._put_connector(connector, State.RESTARTING)
-
-    def on_connector_deletion(self, connector: str) -> None:
-        with self._lock:
-            self._connectors.pop(connector, None)
-            self._topics.pop(connector, None)
-            for task in [t for t in self._tasks if t.connector == connector]:
-                del self._tasks[task]
 
     def on_task_startup(self, task: ConnectorTaskId) -> None:
         self._put_task(task, State.RUNNING)
@@ -109,13 +107,33 @@ class MemoryStatusStore:
         self._put_task(task, State.RUNNING)
 
     def on_task_failure(self, task: ConnectorTaskId, trace: str) -> None:
-        self._put_task(task, State.FAILED, trace)
+        self._put_task(task, State.FAILED, trace, safe=True)
 
     def on_task_shutdown(self, task: ConnectorTaskId) -> None:
-        self._put_task(task, State.UNASSIGNED)
+        self._put_task(task, State.UNASSIGNED, safe=True)
 
     def on_task_restart(self, task: ConnectorTaskId) -> None:
         self._put_task(task, State.RESTARTING)
+
+
+class MemoryStatusStore(StatusTransitions):
+    """Statuses of one worker's connectors and tasks, in memory (standalone mode and tests)."""
+
+    def __init__(self, worker_id: str) -> None:
+        self.worker_id = worker_id
+        self._lock = threading.Lock()
+        self._connectors: dict[str, InstanceStatus] = {}
+        self._tasks: dict[ConnectorTaskId, InstanceStatus] = {}
+        self._topics: dict[str, set[str]] = {}
+
+    # -- StatusListener ------------------------------------------------------------------------
+
+    def on_connector_deletion(self, connector: str) -> None:
+        with self._lock:
+            self._connectors.pop(connector, None)
+            self._topics.pop(connector, None)
+            for task in [t for t in self._tasks if t.connector == connector]:
+                del self._tasks[task]
 
     def on_task_deletion(self, task: ConnectorTaskId) -> None:
         with self._lock:
@@ -165,10 +183,11 @@ class MemoryStatusStore:
         with self._lock:
             self._topics.pop(connector, None)
 
-    def _put_connector(self, connector: str, state: State, trace: str | None = None) -> None:
+    def _put_connector(self, connector: str, state: State, trace: str | None = None, *, safe: bool = False) -> None:
         with self._lock:
             self._connectors[connector] = InstanceStatus(state, self.worker_id, trace)
 
-    def _put_task(self, task: ConnectorTaskId, state: State, trace: str | None = None) -> None:
+    def _put_task(self, task: ConnectorTaskId, state: State, trace: str | None = None, *, safe: bool = False) -> None:
+        # One worker's own statuses: no other owner to lose to, so `safe` changes nothing.
         with self._lock:
             self._tasks[task] = InstanceStatus(state, self.worker_id, trace)

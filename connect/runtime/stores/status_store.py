@@ -26,7 +26,7 @@ from connect.runtime.info import InstanceStatus
 from connect.runtime.kafka_clients import KafkaClients
 from connect.runtime.kafka_log import KafkaLog
 from connect.runtime.states import ConnectorTaskId, State
-from connect.runtime.status import ConnectorStatusSnapshot
+from connect.runtime.status import ConnectorStatusSnapshot, StatusTransitions
 from connect.runtime.stores import status_records as records
 from connect.runtime.stores.config_records import parse_task_id
 from connect.runtime.stores.status_records import StatusEntry, TopicStatus
@@ -38,7 +38,7 @@ def _no_generation() -> int:
     return 0
 
 
-class KafkaStatusStore:
+class KafkaStatusStore(StatusTransitions):
     def __init__(
         self,
         topic: str,
@@ -79,27 +79,6 @@ class KafkaStatusStore:
 
     # -- StatusListener -------------------------------------------------------------------------
 
-    def on_connector_startup(self, connector: str) -> None:
-        self._put_connector(connector, State.RUNNING)
-
-    def on_connector_pause(self, connector: str) -> None:
-        self._put_connector(connector, State.PAUSED)
-
-    def on_connector_resume(self, connector: str) -> None:
-        self._put_connector(connector, State.RUNNING)
-
-    def on_connector_failure(self, connector: str, trace: str) -> None:
-        self._put_connector(connector, State.FAILED, trace, safe=True)
-
-    def on_connector_shutdown(self, connector: str) -> None:
-        self._put_connector(connector, State.UNASSIGNED, safe=True)
-
-    def on_connector_stopped(self, connector: str) -> None:
-        self._put_connector(connector, State.STOPPED)
-
-    def on_connector_restart(self, connector: str) -> None:
-        self._put_connector(connector, State.RESTARTING)
-
     def on_connector_deletion(self, connector: str) -> None:
         with self._lock:
             tasks = [t for t in self._tasks if t.connector == connector]
@@ -110,24 +89,6 @@ class KafkaStatusStore:
         for topic in topics:
             self._send(records.topic_key(topic, connector), None)
         self._send(records.connector_key(connector), None)
-
-    def on_task_startup(self, task: ConnectorTaskId) -> None:
-        self._put_task(task, State.RUNNING)
-
-    def on_task_pause(self, task: ConnectorTaskId) -> None:
-        self._put_task(task, State.PAUSED)
-
-    def on_task_resume(self, task: ConnectorTaskId) -> None:
-        self._put_task(task, State.RUNNING)
-
-    def on_task_failure(self, task: ConnectorTaskId, trace: str) -> None:
-        self._put_task(task, State.FAILED, trace, safe=True)
-
-    def on_task_shutdown(self, task: ConnectorTaskId) -> None:
-        self._put_task(task, State.UNASSIGNED, safe=True)
-
-    def on_task_restart(self, task: ConnectorTaskId) -> None:
-        self._put_task(task, State.RESTARTING)
 
     def on_task_deletion(self, task: ConnectorTaskId) -> None:
         self._send(records.task_key(task), None)
