@@ -80,7 +80,7 @@ class WorkerSinkTask(WorkerTask):
         on_topic_used: Callable[[str], None] | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        super().__init__(task_id, task, task_config, status, target_state)
+        super().__init__(task_id, task, task_config, status, target_state, on_topic_used=on_topic_used)
         self.sink_task = task
         self.consumer = consumer
         self.topics = list(topics)
@@ -96,8 +96,6 @@ class WorkerSinkTask(WorkerTask):
         self._wakeup = threading.Event()
         self.context = WorkerSinkTaskContext(task_config, consumer, reporter, on_commit_request=self._wakeup.set)
         self.flush_interval_s = offset_flush_interval_ms / 1000
-        self._on_topic_used = on_topic_used
-        self._topics_seen: set[str] = set()
         self._clock = clock
         self.current: dict[TopicPartition, int] = {}
         self.last_committed: dict[TopicPartition, int] = {}
@@ -537,10 +535,3 @@ class WorkerSinkTask(WorkerTask):
             headers,
             record.timestamp,
         )
-
-    def _topic_used(self, topic: str) -> None:
-        if topic in self._topics_seen:
-            return
-        self._topics_seen.add(topic)
-        if self._on_topic_used is not None:
-            self._on_topic_used(topic)

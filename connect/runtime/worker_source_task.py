@@ -85,7 +85,7 @@ class WorkerSourceTask(WorkerTask):
         on_topic_used: Callable[[str], None] | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        super().__init__(task_id, task, task_config, status, target_state)
+        super().__init__(task_id, task, task_config, status, target_state, on_topic_used=on_topic_used)
         self.source_task = task
         self.producer = producer
         self.key_converter = key_converter
@@ -99,8 +99,6 @@ class WorkerSourceTask(WorkerTask):
         self.submitted = SubmittedRecords(task_id.connector)
         self.flush_interval_s = offset_flush_interval_ms / 1000
         self.flush_timeout_s = offset_flush_timeout_ms / 1000
-        self._on_topic_used = on_topic_used
-        self._topics_seen: set[str] = set()
         self._clock = clock
         self._unflushed: dict[bytes, bytes | None] = {}
         self._delivery_errors: list[tuple[Any, Any]] = []
@@ -492,10 +490,3 @@ class WorkerSourceTask(WorkerTask):
         except Exception:
             log.exception("Source task %s: commit() failed (ignored)", self.id)
         return True
-
-    def _topic_used(self, topic: str) -> None:
-        if topic in self._topics_seen:
-            return
-        self._topics_seen.add(topic)
-        if self._on_topic_used is not None:
-            self._on_topic_used(topic)

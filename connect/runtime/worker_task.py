@@ -6,6 +6,9 @@ Python traceback if anything escaped (the other tasks keep running; nothing rest
 except a user). `transition_to` (pause/resume) and `stop` are called from the herder's thread and only
 signal the task thread through a condition variable; the loop decides when to act on them.
 
+Topic tracking (KIP-558) is the base's too: the task thread calls `_topic_used` for each topic a record
+goes to or comes from; the first time only, it tells the worker through `on_topic_used`.
+
 `CURRENT_CONTEXT` carries `<connector>|task-<n>` (or just the connector name) for log records: entry
 points may add `ConnectorContextFilter` to a handler and show `%(connector_context)s`.
 """
@@ -17,7 +20,7 @@ import contextvars
 import logging
 import threading
 import traceback
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from connect.api.task import Task
 from connect.runtime.states import ConnectorTaskId, TargetState
@@ -44,6 +47,8 @@ class WorkerTask(abc.ABC):
         task_config: Mapping[str, str],
         status: StatusListener,
         target_state: TargetState,
+        *,
+        on_topic_used: Callable[[str], None] | None = None,
     ) -> None:
         self.id = task_id
         self.task = task
@@ -57,6 +62,9 @@ class WorkerTask(abc.ABC):
         self._failed = False
         self._done = threading.Event()
         self._thread: threading.Thread | None = None
+        self._on_topic_used = on_topic_used
+        # Read directly by the subclasses' record loops, which skip the call for a topic already seen.
+        self._topics_seen: set[str] = set()
 
     # -- called from other threads --------------------------------------------------------------
 
@@ -160,6 +168,14 @@ class WorkerTask(abc.ABC):
 
     def on_stop_requested(self) -> None:
         """Hook on the caller's thread after `stop()`."""
+
+    def _topic_used(self, topic: str) -> None:
+        """Called on the task thread for each topic a record goes to or comes from; reports new ones once."""
+        if topic in self._topics_seen:
+            return
+        self._topics_seen.add(topic)
+        if self._on_topic_used is not None:
+            self._on_topic_used(topic)
 
 
 def _kafka_text(exc: BaseException) -> str:

@@ -1,0 +1,79 @@
+"""Kafka clients for the runtime: the only runtime package that imports confluent_kafka (with `kafka_log`).
+
+The rest of the runtime imports from here, and sees Protocols and wrappers, never confluent_kafka's types:
+
+- `protocols`: `KafkaMessage`, `ProducerLike`, `TransactionalProducer`, `SinkConsumer`, `RebalanceListener`
+  (no confluent_kafka; unit tests pass fakes that implement them);
+- `factory`: `KafkaClients`, which builds every client with Kafka Connect's layered settings;
+- `consumer`: `KafkaSinkConsumer`, a sink task's consumer;
+- `transactional`: `KafkaTransactionalProducer`, an exactly-once source task's producer;
+- `admin`: `KafkaAdmin`, `TopicSpec`, and the retry helpers `kafka_log` shares;
+- `errors`: confluent_kafka's errors as ConnectError / RetriableError, and fencing detection.
+
+Threading: a producer may be used from any thread; a `SinkConsumer` belongs to one thread (its rebalance
+callbacks run inside `consume` on that thread); `KafkaAdmin` calls and `retry_with_metadata_refresh` block
+the caller.
+"""
+
+from connect.runtime.kafka_client_config import override_violations, sink_group_id, to_librdkafka
+from connect.runtime.kafka_clients.admin import (
+    METADATA_REFRESH_TIMEOUT_S,
+    KafkaAdmin,
+    TopicSpec,
+    admin_result,
+    retry_with_metadata_refresh,
+)
+from connect.runtime.kafka_clients.consumer import KafkaSinkConsumer
+from connect.runtime.kafka_clients.errors import (
+    ProducerFencedError,
+    TransactionAbortRequiredError,
+    connect_error,
+    fencing_error,
+    producer_fenced,
+)
+from connect.runtime.kafka_clients.factory import KafkaClients
+from connect.runtime.kafka_clients.protocols import (
+    TIMESTAMP_CREATE_TIME,
+    TIMESTAMP_LOG_APPEND_TIME,
+    TIMESTAMP_NOT_AVAILABLE,
+    DeliveryCallback,
+    KafkaErrorLike,
+    KafkaMessage,
+    ProducedHeaders,
+    ProducerLike,
+    RebalanceListener,
+    SinkConsumer,
+    TransactionalProducer,
+)
+from connect.runtime.kafka_clients.transactional import DEFAULT_TRANSACTION_TIMEOUT_MS, KafkaTransactionalProducer
+
+__all__ = [
+    "DEFAULT_TRANSACTION_TIMEOUT_MS",
+    "METADATA_REFRESH_TIMEOUT_S",
+    "TIMESTAMP_CREATE_TIME",
+    "TIMESTAMP_LOG_APPEND_TIME",
+    "TIMESTAMP_NOT_AVAILABLE",
+    "DeliveryCallback",
+    "KafkaAdmin",
+    "KafkaClients",
+    "KafkaErrorLike",
+    "KafkaMessage",
+    "KafkaSinkConsumer",
+    "KafkaTransactionalProducer",
+    "ProducedHeaders",
+    "ProducerFencedError",
+    "ProducerLike",
+    "RebalanceListener",
+    "SinkConsumer",
+    "TopicSpec",
+    "TransactionAbortRequiredError",
+    "TransactionalProducer",
+    "admin_result",
+    "connect_error",
+    "fencing_error",
+    "override_violations",
+    "producer_fenced",
+    "retry_with_metadata_refresh",
+    "sink_group_id",
+    "to_librdkafka",
+]

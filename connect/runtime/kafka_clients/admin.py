@@ -1,0 +1,236 @@
+"""`KafkaAdmin`, the admin operations the runtime and the herders need (topics, end offsets, consumer
+group offsets), and `retry_with_metadata_refresh`, which it shares with `kafka_log` for calls that go to
+partition leaders.
+
+Every call blocks its caller (a herder, REST or task thread) until it is answered or times out.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import time
+from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+from confluent_kafka import ConsumerGroupTopicPartitions, KafkaError, KafkaException, TopicCollection
+from confluent_kafka import TopicPartition as KafkaTopicPartition
+from confluent_kafka.admin import AdminClient
+from confluent_kafka.admin._listoffsets import OffsetSpec
+from confluent_kafka.cimpl import NewTopic
+
+from connect.api.errors import ConnectError, RetriableError
+from connect.api.records import TopicPartition
+from connect.runtime.kafka_clients.errors import connect_error, error_code
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class TopicSpec:
+    """A topic to create; -1 means the broker's default (num.partitions, default.replication.factor)."""
+
+    name: str
+    partitions: int = -1
+    replication_factor: int = -1
+    config: Mapping[str, str] = field(default_factory=dict)
+
+
+_LATEST = OffsetSpec.latest()  # type: ignore[no-untyped-call]
+
+# Errors no retry can mend: give up at once instead of at the deadline.
+_PERMANENT_ERRORS = frozenset(
+    {
+        KafkaError.TOPIC_AUTHORIZATION_FAILED,
+        KafkaError.CLUSTER_AUTHORIZATION_FAILED,
+        KafkaError.GROUP_AUTHORIZATION_FAILED,
+        KafkaError.INVALID_REQUEST,
+        KafkaError.UNSUPPORTED_VERSION,
+        KafkaError._INVALID_ARG,
+        KafkaError._UNSUPPORTED_FEATURE,
+    }
+)
+METADATA_REFRESH_TIMEOUT_S = 5.0
+_FIRST_RETRY_BACKOFF_S = 0.05
+_MAX_RETRY_BACKOFF_S = 1.0
+
+
+def retry_with_metadata_refresh(
+    admin: AdminClient,
+    attempt: Callable[[float], T],
+    what: str,
+    deadline: float,
+    stopping: Callable[[], bool] | None = None,
+) -> T:
+    """`attempt(timeout)` until it succeeds, a fatal or permanent error (raised at once as a ConnectError),
+    `stopping()`, or `deadline` (`time.monotonic()`); then its last error as a RetriableError. Messages
+    start with `what`.
+
+    For admin calls that go to partition leaders (ListOffsets): a leader moving, a broker restarting or
+    a topic created a moment ago fail them for a while, and librdkafka flags neither NOT_LEADER_OR_FOLLOWER
+    from ListOffsets nor "No leaders found" as retriable. After a broker restart the admin client also
+    keeps sending a stale leader epoch (FENCED_LEADER_EPOCH, "Leader epoch is older than broker epoch")
+    until its metadata is refreshed, so each retry first refreshes it by listing the topics, then waits
+    a back-off that doubles from 50 ms to 1 s.
+    """
+    backoff = _FIRST_RETRY_BACKOFF_S
+    while True:
+        timeout = max(deadline - time.monotonic(), _FIRST_RETRY_BACKOFF_S)
+        try:
+            return attempt(timeout)
+        except KafkaException as exc:
+            error = connect_error(exc, what)
+            cause: BaseException = exc
+            code = error_code(exc)
+            give_up = code in _PERMANENT_ERRORS or (
+                bool(exc.args) and isinstance(exc.args[0], KafkaError) and exc.args[0].fatal()
+            )
+        except TimeoutError as exc:
+            error, cause, give_up = RetriableError(f"{what}: timed out after {timeout:.1f} s"), exc, False
+        if give_up:
+            raise error from cause
+        if time.monotonic() >= deadline or (stopping is not None and stopping()):
+            raise (error if isinstance(error, RetriableError) else RetriableError(str(error))) from cause
+        log.debug("%s; retrying", error)
+        with contextlib.suppress(KafkaException):  # the next attempt reports what is wrong
+            admin.list_topics(timeout=max(min(deadline - time.monotonic(), METADATA_REFRESH_TIMEOUT_S), 0.1))
+        time.sleep(max(min(backoff, deadline - time.monotonic()), 0.0))
+        backoff = min(backoff * 2, _MAX_RETRY_BACKOFF_S)
+
+
+def admin_result(future: Future[T], timeout: float, what: str) -> T:
+    """`future.result(timeout)`, its timeout as a RetriableError naming the call (not a bare TimeoutError)."""
+    try:
+        return future.result(timeout=timeout)
+    except TimeoutError as exc:
+        raise RetriableError(f"{what}: timed out after {timeout:.1f} s") from exc
+
+
+class KafkaAdmin:
+    """The admin operations the runtime and the herders need, as blocking calls with timeouts."""
+
+    def __init__(self, admin: AdminClient) -> None:
+        self._admin = admin
+
+    def cluster_id(self, timeout: float = 10.0) -> str | None:
+        what = "Could not describe the Kafka cluster"
+        try:
+            cluster = admin_result(self._admin.describe_cluster(request_timeout=timeout), timeout, what)
+        except KafkaException as exc:
+            raise connect_error(exc, what) from exc
+        return str(cluster.cluster_id) if cluster.cluster_id else None
+
+    def broker_count(self, timeout: float = 10.0) -> int:
+        try:
+            return len(self._admin.list_topics(timeout=timeout).brokers)
+        except KafkaException as exc:
+            raise connect_error(exc, "Could not list brokers") from exc
+
+    def partition_count(self, topic: str, timeout: float = 10.0) -> int | None:
+        """The number of partitions of `topic`, or None if it does not exist.
+
+        Described rather than listed by name: a metadata request naming a topic makes a broker with
+        `auto.create.topics.enable=true` (Kafka's default) create it."""
+        what = f"Could not describe topic {topic}"
+        try:
+            future = self._admin.describe_topics(TopicCollection([topic]), request_timeout=timeout)[topic]
+            description = admin_result(future, timeout, what)
+        except KafkaException as exc:
+            if error_code(exc) in (KafkaError.UNKNOWN_TOPIC_OR_PART, KafkaError._UNKNOWN_TOPIC):
+                return None
+            raise connect_error(exc, what) from exc
+        return len(description.partitions)
+
+    def create_topics(self, topics: Iterable[TopicSpec], timeout: float = 30.0) -> set[str]:
+        """Create the topics that do not exist; returns the names created by this call."""
+        specs = [NewTopic(t.name, t.partitions, t.replication_factor, config=dict(t.config)) for t in topics]
+        if not specs:
+            return set()
+        futures = self._admin.create_topics(specs, operation_timeout=timeout, request_timeout=timeout)
+        created: set[str] = set()
+        for name, future in futures.items():
+            try:
+                admin_result(future, timeout, f"Could not create topic {name}")
+                created.add(name)
+            except KafkaException as exc:
+                if (
+                    exc.args
+                    and isinstance(exc.args[0], KafkaError)
+                    and exc.args[0].code() == KafkaError.TOPIC_ALREADY_EXISTS
+                ):
+                    continue
+                raise connect_error(exc, f"Could not create topic {name}") from exc
+        return created
+
+    def end_offsets(self, partitions: Iterable[TopicPartition], timeout: float = 10.0) -> dict[TopicPartition, int]:
+        """The log end offsets; retried within `timeout` while leaders move (`retry_with_metadata_refresh`)."""
+        request = {KafkaTopicPartition(tp.topic, tp.partition): _LATEST for tp in partitions}
+        if not request:
+            return {}
+        what = "Could not list end offsets"
+        admin = self._admin
+
+        def attempt(remaining: float) -> dict[TopicPartition, int]:
+            futures = admin.list_offsets(request, request_timeout=remaining)
+            return {
+                TopicPartition(tp.topic, tp.partition): int(admin_result(future, remaining, what).offset)
+                for tp, future in futures.items()
+            }
+
+        return retry_with_metadata_refresh(admin, attempt, what, time.monotonic() + timeout)
+
+    def consumer_group_offsets(self, group: str, timeout: float = 10.0) -> dict[TopicPartition, int]:
+        """The committed offsets of `group` (partitions without a committed offset left out)."""
+        what = f"Could not list the offsets of consumer group {group}"
+        try:
+            future = self._admin.list_consumer_group_offsets(
+                [ConsumerGroupTopicPartitions(group)], request_timeout=timeout
+            )[group]
+            listed = admin_result(future, timeout, what)
+        except KafkaException as exc:
+            if error_code(exc) == KafkaError.GROUP_ID_NOT_FOUND:
+                return {}
+            raise connect_error(exc, what) from exc
+        return {
+            TopicPartition(tp.topic, tp.partition): int(tp.offset)
+            for tp in listed.topic_partitions or ()
+            if tp.offset >= 0
+        }
+
+    def alter_consumer_group_offsets(
+        self, group: str, offsets: Mapping[TopicPartition, int], timeout: float = 10.0
+    ) -> None:
+        """Set committed offsets; Kafka accepts this only while the group has no active members."""
+        if not offsets:
+            return
+        request = [KafkaTopicPartition(tp.topic, tp.partition, offset) for tp, offset in offsets.items()]
+        what = f"Could not alter the offsets of consumer group {group}"
+        try:
+            future = self._admin.alter_consumer_group_offsets(
+                [ConsumerGroupTopicPartitions(group, request)], request_timeout=timeout
+            )[group]
+            result = admin_result(future, timeout, what)
+        except KafkaException as exc:
+            raise connect_error(exc, what) from exc
+        failed = [f"{tp.topic}-{tp.partition}: {tp.error.str()}" for tp in result.topic_partitions or () if tp.error]
+        if failed:
+            raise ConnectError(f"Could not alter the offsets of consumer group {group}: " + ", ".join(failed))
+
+    def delete_consumer_group(self, group: str, timeout: float = 10.0) -> bool:
+        """Delete the group (and so all its committed offsets); False if there was none."""
+        what = f"Could not delete consumer group {group}"
+        try:
+            admin_result(self._admin.delete_consumer_groups([group], request_timeout=timeout)[group], timeout, what)
+        except KafkaException as exc:
+            if error_code(exc) == KafkaError.GROUP_ID_NOT_FOUND:
+                return False
+            raise connect_error(exc, what) from exc
+        return True
+
+    def close(self) -> None:
+        # AdminClient has no close in confluent_kafka; its resources go with the object.
+        self._admin = None  # type: ignore[assignment]
