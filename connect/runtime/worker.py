@@ -7,6 +7,9 @@ chain built from the worker config and the connector config (connector settings 
 instances become statuses (FAILED with the trace) through the `StatusListener`; the Worker raises
 only for requests that cannot be served at all (an unknown connector class, an unknown instance).
 
+Source tasks of a connector whose config has `topic.creation.*` keys create their topics (KIP-158,
+`topic_creation`) unless the worker's `topic.creation.enable` is false; each gets its own admin client.
+
 A worker with `exactly.once.source.support=enabled` (distributed mode: a `group.id` and the Kafka
 offset store) runs source tasks exactly once (`WorkerEosSourceTask`, rules in `transactions`).
 
@@ -28,7 +31,7 @@ from connect.api.connector import Connector, SinkConnector, SourceConnector
 from connect.api.converter import Converter, HeaderConverter
 from connect.api.errors import ConfigError, ConnectError, NotFoundError
 from connect.api.task import SinkTask, SourceTask, Task
-from connect.runtime.connector_config import ConnectorSettings
+from connect.runtime.connector_config import ConnectorSettings, topic_creation_rules, uses_topic_creation
 from connect.runtime.error_handling import DeadLetterQueueReporter, ErrorHandler, ErrorReporter, LogReporter
 from connect.runtime.info import ConnectorType
 from connect.runtime.kafka_client_config import sink_group_id
@@ -38,6 +41,7 @@ from connect.runtime.plugins import PluginRegistry
 from connect.runtime.states import ConnectorTaskId, TargetState
 from connect.runtime.status import StatusListener
 from connect.runtime.task_contexts import WorkerConnectorContext
+from connect.runtime.topic_creation import TopicCreation
 from connect.runtime.transactions import (
     TransactionalOffsetStore,
     transactional_id,
@@ -311,12 +315,23 @@ class Worker:
             on_topic_used = _bind_topic(self._topic_used, task_id)
             interval = self.config.offset_flush_interval_ms
             if isinstance(task, SourceTask):
+                topic_creation = self._topic_creation(task_id, connector_config)
+                closeables.append(topic_creation)
                 if use_exactly_once(self.exactly_once_source, connector_class, settings):
                     converters = (key_converter, value_converter, header_converter)
                     handler = ErrorHandler(settings.errors, task_id, reporters)
                     configs = (task_config, connector_config)
                     return self._exactly_once_task(
-                        task_id, task, configs, target_state, settings, converters, transformer, handler, on_topic_used
+                        task_id,
+                        task,
+                        configs,
+                        target_state,
+                        settings,
+                        converters,
+                        transformer,
+                        handler,
+                        on_topic_used,
+                        topic_creation,
                     )
                 producer = self.clients.producer(
                     task_id,
@@ -339,6 +354,7 @@ class Worker:
                     offset_flush_interval_ms=interval,
                     offset_flush_timeout_ms=self.config.offset_flush_timeout_ms,
                     on_topic_used=on_topic_used,
+                    topic_creation=topic_creation,
                 )
             if not isinstance(task, SinkTask):
                 raise ConfigError(f"{task_class.__qualname__} is neither a SourceTask nor a SinkTask")
@@ -388,6 +404,7 @@ class Worker:
         transformer: RecordTransformer | None,
         error_handler: ErrorHandler,
         on_topic_used: Callable[[str], None],
+        topic_creation: TopicCreation | None,
     ) -> WorkerEosSourceTask:
         task_config, connector_config = configs
         producer = self.clients.transactional_producer(
@@ -415,7 +432,17 @@ class Worker:
             or self.config.offset_flush_interval_ms,
             ownership_check=None if check is None else functools.partial(check, task_id),
             on_topic_used=on_topic_used,
+            topic_creation=topic_creation,
         )
+
+    def _topic_creation(self, task_id: ConnectorTaskId, connector_config: Mapping[str, str]) -> TopicCreation | None:
+        """The task's topic creation, if the worker allows it and the config asks for it; ConfigError if its
+        `topic.creation.*` keys are invalid (the task fails, as in Kafka)."""
+        if not self.config.topic_creation_enable or not uses_topic_creation(connector_config):
+            return None
+        rules = topic_creation_rules(connector_config)
+        admin = self.clients.admin(f"connector-adminclient-{task_id}", connector_config)
+        return TopicCreation(rules, admin)
 
     def _converter(self, settings: ConnectorSettings, key: str, *, is_key: bool) -> Converter:
         # Kafka's rule: the sub-configs come from whichever config named the class.

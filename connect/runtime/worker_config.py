@@ -34,6 +34,7 @@ LISTENERS = "listeners"
 OVERRIDE_POLICY = "connector.client.config.override.policy"
 OFFSET_STORAGE_FILE = "offset.storage.file.filename"
 EXACTLY_ONCE_SOURCE_SUPPORT = "exactly.once.source.support"
+TOPIC_CREATION_ENABLE = "topic.creation.enable"
 
 # Distributed mode: Kafka Connect's keys.
 GROUP_ID = "group.id"
@@ -106,7 +107,16 @@ def worker_config_def() -> ConfigDef:
         Importance.MEDIUM,
         "Which client settings connectors may override.",
     )
-    d.define("topic.creation.enable", ConfigType.BOOLEAN, True, None, Importance.LOW, "Source topic creation.")
+    d.define(
+        TOPIC_CREATION_ENABLE,
+        ConfigType.BOOLEAN,
+        True,
+        None,
+        Importance.LOW,
+        "Whether to allow automatic creation of topics used by source connectors, when source connectors are "
+        "configured with `topic.creation.` properties. Each task will use an admin client to create its topics "
+        "and will not depend on the Kafka brokers to create topics automatically.",
+    )
     d.define("topic.tracking.enable", ConfigType.BOOLEAN, True, None, Importance.LOW, "Track active topics.")
     d.define("topic.tracking.allow.reset", ConfigType.BOOLEAN, True, None, Importance.LOW, "Allow topic reset.")
     d.define(OFFSET_STORAGE_FILE, ConfigType.STRING, None, None, Importance.LOW, "Standalone offsets file.")
@@ -275,7 +285,8 @@ class WorkerConfig:
 
     @property
     def topic_creation_enable(self) -> bool:
-        return bool(self.values["topic.creation.enable"])
+        """Whether source tasks create their topics when their connector config has `topic.creation.*` keys."""
+        return bool(self.values[TOPIC_CREATION_ENABLE])
 
     @property
     def plugin_discovery(self) -> str:

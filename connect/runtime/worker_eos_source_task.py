@@ -17,6 +17,8 @@ reader with `read_committed` (the offset store; any downstream consumer) sees bo
 - Errors: conversion and transform errors follow errors.tolerance before a record is sent. A record
   Kafka refuses poisons the whole transaction, so it is aborted and the task fails whatever the
   tolerance (as in Kafka); so does any other error.
+- Topic creation (`topic_creation`) happens inside the open transaction, before a topic's first record; a
+  stop while Kafka cannot create it aborts that transaction and stops without committing anything.
 - Fenced: another worker runs this task now. The runner stops at once without committing, aborting or
   reporting FAILED; it reports UNASSIGNED, which the status store writes only if the new owner has not
   written a newer status, and it never builds another producer. librdkafka reports a transaction that
@@ -40,6 +42,7 @@ from connect.runtime.kafka_clients import TransactionalProducer, fencing_error, 
 from connect.runtime.states import ConnectorTaskId, TargetState
 from connect.runtime.status import StatusListener
 from connect.runtime.task_contexts import TransactionRequest, WorkerSourceTaskContext, WorkerTransactionContext
+from connect.runtime.topic_creation import TopicCreation, TopicCreationInterrupted
 from connect.runtime.transactions import TransactionalOffsetStore
 from connect.runtime.worker_source_task import IDLE_POLL_S, QUEUE_FULL_WAIT_S, RecordTransformer, WorkerSourceTask
 
@@ -66,6 +69,7 @@ class WorkerEosSourceTask(WorkerSourceTask):
         transaction_boundary_interval_ms: int,
         ownership_check: Callable[[], None] | None = None,
         on_topic_used: Callable[[str], None] | None = None,
+        topic_creation: TopicCreation | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         """`ownership_check` runs on the task thread before and after `init_transactions`; it raises to
@@ -86,6 +90,7 @@ class WorkerEosSourceTask(WorkerSourceTask):
             offset_flush_interval_ms=transaction_boundary_interval_ms,
             offset_flush_timeout_ms=producer.transaction_timeout_ms,
             on_topic_used=on_topic_used,
+            topic_creation=topic_creation,
             clock=clock,
         )
         self.transactional_producer = producer
@@ -97,6 +102,7 @@ class WorkerEosSourceTask(WorkerSourceTask):
         self.transaction_timeout_s = producer.transaction_timeout_ms / 1000
         self._ownership_check = ownership_check
         self._ready = False
+        self._abandoned = False  # stopped mid-transaction: nothing may be committed any more
         self._transaction_open = False
         self._transaction_began = 0.0
         self._next_commit = 0.0
@@ -146,7 +152,7 @@ class WorkerEosSourceTask(WorkerSourceTask):
     def commit_offsets(self, *, final: bool = False, raise_fatal: bool = True) -> bool:
         """End the open transaction where the boundary lets the runtime do so (pause, stop): commit it with
         its offsets (`connector`: only as the task asked). False if it could not (logged unless raised)."""
-        if not self._ready or self.fenced or self.failed or self._cancelled:
+        if not self._ready or self.fenced or self.failed or self._cancelled or self._abandoned:
             return False
         try:
             self._end_by_runtime()
@@ -169,6 +175,12 @@ class WorkerEosSourceTask(WorkerSourceTask):
         self._next_commit = self._clock() + self.flush_interval_s
         try:
             self._send_loop()
+        except TopicCreationInterrupted as exc:
+            # The open transaction lacks records of its last batch: abort it rather than commit it on the way out.
+            log.info("Source task %s: stopping; aborting the open transaction: %s", self.id, exc)
+            self._abandoned = True
+            if self._abort_after_failure():
+                self.fenced = True
         except BaseException as exc:
             if producer_fenced(exc) or self._abort_after_failure():
                 self._fenced_out(exc)

@@ -14,7 +14,12 @@ which record was acknowledged: their producer reports every delivery to a per-re
 
 Hot path: one `try` around a whole batch, methods bound to locals, one delivery callback object per
 batch (called for failures only), no per-record logging or metrics. A record that raises is redone
-alone through the `ErrorHandler` (retries, tolerance, error log).
+alone through the `ErrorHandler` (retries, tolerance, error log). A batch that an exception leaves
+partly unsent is marked failed, so none of its offsets (nor later ones of its source partitions) is
+ever committed.
+
+Topic creation (KIP-158, `topic_creation`), if asked for: the first record to each topic waits until
+the topic exists. A stop while Kafka does not answer abandons the batch; any other failure fails the task.
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ from connect.runtime.offsets.reader import OffsetStorageReader
 from connect.runtime.states import ConnectorTaskId, TargetState
 from connect.runtime.status import StatusListener
 from connect.runtime.task_contexts import WorkerSourceTaskContext
+from connect.runtime.topic_creation import TopicCreation, TopicCreationError, TopicCreationInterrupted
 from connect.runtime.worker_task import WorkerTask
 
 log = logging.getLogger(__name__)
@@ -83,8 +89,10 @@ class WorkerSourceTask(WorkerTask):
         offset_flush_interval_ms: int,
         offset_flush_timeout_ms: int,
         on_topic_used: Callable[[str], None] | None = None,
+        topic_creation: TopicCreation | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
+        """`topic_creation`: create topics before their first record (None: leave that to the broker)."""
         super().__init__(task_id, task, task_config, status, target_state, on_topic_used=on_topic_used)
         self.source_task = task
         self.producer = producer
@@ -95,6 +103,7 @@ class WorkerSourceTask(WorkerTask):
         self.errors = error_handler
         error_handler.stop_on(self.stop_event)
         self.offset_store = offset_store
+        self.topic_creation = topic_creation
         self.offset_reader = OffsetStorageReader(task_id.connector, offset_store)
         self.submitted = SubmittedRecords(task_id.connector)
         self.flush_interval_s = offset_flush_interval_ms / 1000
@@ -141,7 +150,14 @@ class WorkerSourceTask(WorkerTask):
             # after it in its source partitions becomes committable.
             self.commit_offsets(final=True, raise_fatal=False)
         finally:
-            for closeable in (self.transformer, self.key_converter, self.value_converter, self.header_converter):
+            closeables = (
+                self.transformer,
+                self.key_converter,
+                self.value_converter,
+                self.header_converter,
+                self.topic_creation,
+            )
+            for closeable in closeables:
                 if closeable is not None:
                     try:
                         closeable.close()
@@ -157,26 +173,29 @@ class WorkerSourceTask(WorkerTask):
         send = self.send_batch
         clock = self._clock
         next_flush = clock() + self.flush_interval_s
-        while not self.stopping:
-            if self.target_state is not TargetState.STARTED:
-                self._pause()
-                continue
-            try:
-                records = poll()
-            except RetriableError as exc:
-                log.warning("Source task %s: poll failed, polling again: %s", self.id, exc)
-                records = None
-            if records:
-                self.records_polled += len(records)
-                send(records)
-                producer_poll(0)
-            elif not self.stopping:
-                producer_poll(IDLE_POLL_S)
-            if self._delivery_errors:
-                self._collect_delivery_errors(raise_fatal=True)
-            if clock() >= next_flush:
-                self.commit_offsets()
-                next_flush = clock() + self.flush_interval_s
+        try:
+            while not self.stopping:
+                if self.target_state is not TargetState.STARTED:
+                    self._pause()
+                    continue
+                try:
+                    records = poll()
+                except RetriableError as exc:
+                    log.warning("Source task %s: poll failed, polling again: %s", self.id, exc)
+                    records = None
+                if records:
+                    self.records_polled += len(records)
+                    send(records)
+                    producer_poll(0)
+                elif not self.stopping:
+                    producer_poll(IDLE_POLL_S)
+                if self._delivery_errors:
+                    self._collect_delivery_errors(raise_fatal=True)
+                if clock() >= next_flush:
+                    self.commit_offsets()
+                    next_flush = clock() + self.flush_interval_s
+        except TopicCreationInterrupted as exc:
+            log.info("Source task %s: stopping; the records of the last batch were not all sent: %s", self.id, exc)
 
     def _pause(self) -> None:
         # Make what was sent durable before idling: acks, then offsets.
@@ -195,7 +214,11 @@ class WorkerSourceTask(WorkerTask):
         records = self._transform_batch(polled)
         batch = self.submitted.submit(polled, len(records))
         if records:
-            self._produce(records, batch, self._batch_callback(batch))
+            try:
+                self._produce(records, batch, self._batch_callback(batch))
+            except BaseException:
+                batch.failed = True  # some records were never sent
+                raise
 
     def _transform_batch(self, polled: Sequence[SourceRecord]) -> list[SourceRecord]:
         transformer = self.transformer
@@ -278,6 +301,8 @@ class WorkerSourceTask(WorkerTask):
                             (topic, value_bytes, key_bytes, partition, timestamp, kafka_headers), on_delivery
                         )
                     index += 1
+            except (TopicCreationError, TopicCreationInterrupted):
+                raise  # the record cannot be sent at all: no point in the slow path
             except Exception:
                 # Only the failing record takes the slow path; the loop resumes after it.
                 self._send_one_carefully(records[index], batch, on_delivery)
@@ -385,16 +410,29 @@ class WorkerSourceTask(WorkerTask):
         # The slow path for tasks that override commit_record: they get the record as polled (before
         # transforms, as in Kafka Connect), so each record is transformed and produced on its own.
         batch = self.submitted.submit(polled, len(polled))
-        for record in polled:
-            transformed = self._transform_one(record)
-            if transformed is None:
-                batch.ack()
-                self._commit_record(record, None)
-                continue
-            callback = functools.partial(self._record_delivered, batch, record)
-            if not self._send_one_carefully(transformed, batch, callback):
-                self._commit_record(record, None)
+        try:
+            for record in polled:
+                transformed = self._transform_one(record)
+                if transformed is None:
+                    batch.ack()
+                    self._commit_record(record, None)
+                    continue
+                callback = functools.partial(self._record_delivered, batch, record)
+                if not self._send_one_carefully(transformed, batch, callback):
+                    self._commit_record(record, None)
+        except BaseException:
+            batch.failed = True  # some records were never sent
+            raise
         self.records_sent += len(polled)
+
+    # -- topic creation -------------------------------------------------------------------------
+
+    def _topic_used(self, topic: str) -> None:
+        if topic in self._topics_seen:
+            return
+        if self.topic_creation is not None:
+            self.topic_creation.ensure_exists(topic, stopping=lambda: self.stopping, wait=self.wait_for_change)
+        super()._topic_used(topic)
 
     # -- acknowledgements -----------------------------------------------------------------------
 

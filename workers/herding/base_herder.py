@@ -225,6 +225,7 @@ class BaseHerder(ABC):
             self._registry,
             exactly_once_source_enabled=self._validation.exactly_once_source_enabled,
             worker_group_id=self._validation.worker_group_id,
+            topic_creation_enabled=self._config.topic_creation_enable,
         )
 
     def _connector_type(self, config: Mapping[str, str]) -> ConnectorType:

@@ -3,6 +3,8 @@ key names and values (`keys`), and `ConnectorSettings`, a config parsed and type
 
     settings = ConnectorSettings.parse(config, ConnectorType.SINK)   # ConfigError if invalid
     settings.tasks_max, settings.errors.tolerance, settings.topics, settings.with_prefix("value.converter.")
+
+Source topic creation (KIP-158) has its own module (`topic_creation`): the keys a config uses and their rules.
 """
 
 from connect.runtime.connector_config.definitions import (
@@ -59,6 +61,14 @@ from connect.runtime.connector_config.settings import (
     sink_topics,
     validate_sink_topics,
 )
+from connect.runtime.connector_config.topic_creation import (
+    DEFAULT_TOPIC_CREATION_GROUP,
+    TopicCreationGroup,
+    TopicCreationRules,
+    topic_creation_config_def,
+    topic_creation_rules,
+    uses_topic_creation,
+)
 
 __all__ = [
     "ADMIN_OVERRIDES_PREFIX",
@@ -66,6 +76,7 @@ __all__ = [
     "CONFIG_RELOAD_ACTION_CONFIG",
     "CONNECTOR_CLASS_CONFIG",
     "CONSUMER_OVERRIDES_PREFIX",
+    "DEFAULT_TOPIC_CREATION_GROUP",
     "DLQ_CONTEXT_HEADERS_ENABLE_CONFIG",
     "DLQ_TOPIC_NAME_CONFIG",
     "DLQ_TOPIC_REPLICATION_FACTOR_CONFIG",
@@ -102,11 +113,16 @@ __all__ = [
     "ErrorHandlingSettings",
     "ErrorTolerance",
     "ExactlyOnceSupportLevel",
+    "TopicCreationGroup",
+    "TopicCreationRules",
     "TransactionBoundary",
     "common_connector_config_def",
     "connector_config_def",
     "sink_connector_config_def",
     "sink_topics",
     "source_connector_config_def",
+    "topic_creation_config_def",
+    "topic_creation_rules",
+    "uses_topic_creation",
     "validate_sink_topics",
 ]

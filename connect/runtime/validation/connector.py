@@ -2,9 +2,11 @@
 and before every create or update), and listing a plug-in's settings (`GET /connector-plugins/{p}/config`).
 
 Mirrors `AbstractHerder.validateConnectorConfig`: framework settings for the connector's type enriched with
-its transforms and predicates, the sink topic rules, the connector's own `validate`, then converter configs
-and client overrides, merged in Kafka's order. The connector and plug-ins are throw-away instances that are
-never started. Runs on the calling (request) thread; may take as long as the plug-ins' `validate` does.
+its transforms and predicates (a source's also with the topic creation keys it uses, which Kafka only checks
+once the connector runs: see `connector_config.topic_creation`), the sink topic rules, the connector's own
+`validate`, then converter configs and client overrides, merged in Kafka's order. The connector and plug-ins
+are throw-away instances that are never started. Runs on the calling (request) thread; may take as long as the
+plug-ins' `validate` does.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from connect.runtime.connector_config import (
     common_connector_config_def,
     sink_connector_config_def,
     source_connector_config_def,
+    topic_creation_config_def,
     validate_sink_topics,
 )
 from connect.runtime.errors import BadRequestError
@@ -132,13 +135,16 @@ def validate_connector_config(
     *,
     exactly_once_source_enabled: bool | None = None,
     worker_group_id: str | None = None,
+    topic_creation_enabled: bool = True,
 ) -> ConfigInfos:
     """Every problem with `config`, as Kafka Connect's validate endpoint reports them (never raises for them).
 
     Raises BadRequestError only when `connector.class` is missing. An unknown connector class is reported
-    as an error on `connector.class`. The keyword arguments switch on the distributed herder's extra checks:
-    exactly-once source preflight (True/False: whether the worker has EOS source support) and the sink
-    consumer group clashing with the worker's group.
+    as an error on `connector.class`. `exactly_once_source_enabled` and `worker_group_id` switch on the
+    distributed herder's extra checks: exactly-once source preflight (True/False: whether the worker has EOS
+    source support) and the sink consumer group clashing with the worker's group. `topic_creation_enabled`:
+    the worker's `topic.creation.enable`; when false, a source's `topic.creation.*` keys are ignored, as the
+    worker ignores them.
     """
     connector_class = config.get(CONNECTOR_CLASS_CONFIG)
     if connector_class is None:
@@ -152,7 +158,12 @@ def validate_connector_config(
     props = cast(Mapping[str, str], config)
 
     connector_type = ConnectorType.SOURCE if isinstance(connector, SourceConnector) else ConnectorType.SINK
-    base = source_connector_config_def() if connector_type is ConnectorType.SOURCE else sink_connector_config_def()
+    if connector_type is ConnectorType.SOURCE:
+        base = source_connector_config_def()
+        if topic_creation_enabled:
+            base = base.merged(topic_creation_config_def(config))
+    else:
+        base = sink_connector_config_def()
     enriched = enriched_config_def(base, config, registry)
     results = {value.name: value for value in enriched.validate(config)}
     if isinstance(connector, SourceConnector):
