@@ -6,12 +6,16 @@ up to the REST request timeout; FastAPI runs them in its thread pool. Errors are
 (see `connect.runtime.errors` for which become which HTTP status).
 
 Config maps are always str → str and are stored and returned exactly as given.
+
+`SupportsClusterLoggerLevels` is optional: a herder that can set logger levels on every worker of its
+cluster implements it, and REST's `?scope=cluster` calls it; with any other herder the level is set on the
+answering worker only (a single worker is the whole cluster).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from connect.runtime.info import (
     ConfigInfos,
@@ -106,3 +110,14 @@ class Herder(Protocol):
         ...
 
     def validate_connector_config(self, config: Mapping[str, str]) -> ConfigInfos: ...
+
+
+@runtime_checkable
+class SupportsClusterLoggerLevels(Protocol):
+    def set_cluster_logger_level(self, namespace: str, level: str) -> None:
+        """Set `level` on logger `namespace` and its descendants on every worker of the cluster (KIP-976).
+
+        Returns once the level is in effect on this worker; the others apply it as they learn of it.
+        NotFoundError "invalid log level '<level>'." for an unknown level.
+        """
+        ...

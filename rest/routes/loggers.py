@@ -1,15 +1,23 @@
-"""`/admin/loggers`: read and change this worker's logger levels at runtime."""
+"""`/admin/loggers`: read and change logger levels at runtime, on this worker or (KIP-976) on all of them."""
 
 from __future__ import annotations
 
+import logging
 from typing import Annotated
 
 from fastapi import APIRouter, Path, Query, Response
 
 from connect.runtime.errors import BadRequestError
-from rest.deps import JSON_BODY, LoggerLevelsDep
+from connect.runtime.herder import SupportsClusterLoggerLevels
+from connect.runtime.loggers import parse_level
+from rest.deps import JSON_BODY, HerderDep, LoggerLevelsDep
 from rest.errors import documented
 from rest.schemas import LoggerLevel, LoggerLevelRequest
+
+log = logging.getLogger(__name__)
+
+WORKER_SCOPE = "worker"
+CLUSTER_SCOPE = "cluster"
 
 router = APIRouter(prefix="/admin/loggers", tags=["admin"], responses=documented(500))
 
@@ -38,14 +46,20 @@ def set_logger_level(
     logger: LoggerName,
     body: LoggerLevelRequest,
     loggers: LoggerLevelsDep,
-    scope: Annotated[str, Query(description="worker (default) or cluster")] = "worker",
+    herder: HerderDep,
+    scope: Annotated[str, Query(description="worker (default) or cluster")] = WORKER_SCOPE,
 ) -> list[str] | Response:
-    """Set the level of a logger and its descendants; answers the names of the loggers set."""
+    """Set the level of a logger and its descendants: on this worker (answers the names of the loggers set),
+    or with scope=cluster on every worker of the cluster (answers 204)."""
     if body.level is None:
         raise BadRequestError("Desired 'level' parameter was not specified in request.")
-    changed = loggers.set_level(logger, body.level)
-    # Kafka writes a cluster-scoped level to the config topic for every worker and answers 204. There is
-    # no cluster-wide channel for it yet, so it is applied here only. Any other scope means worker.
-    if scope.lower() == "cluster":
-        return Response(status_code=204)
-    return changed
+    if scope.lower() != CLUSTER_SCOPE:
+        if scope.lower() != WORKER_SCOPE:
+            log.warning("Received invalid scope '%s' in request to adjust logging level; will default to worker", scope)
+        return loggers.set_level(logger, body.level)
+    parse_level(body.level)  # an unknown level is 404, before anything is written
+    if isinstance(herder, SupportsClusterLoggerLevels):
+        herder.set_cluster_logger_level(logger, body.level)
+    else:
+        loggers.set_level(logger, body.level)
+    return Response(status_code=204)

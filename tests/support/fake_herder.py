@@ -3,7 +3,9 @@
 It answers like a standalone herder would, with Kafka Connect's error types and texts, but runs nothing:
 creating a connector marks it and its `tasks.max` tasks RUNNING at once (PAUSED or STOPPED per the
 initial state). Tests shape the rest through its helpers (`fail_task`, `set_active_topics`,
-`set_offsets`) and make any method raise with `raise_on[method] = error`.
+`set_offsets`) and make any method raise with `raise_on[method] = error`. It also implements the optional
+`SupportsClusterLoggerLevels`: cluster-scope levels are recorded in `cluster_logger_levels`, and set on
+`loggers` when a test gives it one (as a cluster would on this worker too).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from connect.runtime.info import (
     TaskStateInfo,
     WorkerHealth,
 )
+from connect.runtime.loggers import LoggerLevels, parse_level
 from connect.runtime.states import ConnectorTaskId, State, TargetState
 from tests.support.fake_plugins import DEFAULT_PLUGINS, FakePlugin
 
@@ -71,6 +74,8 @@ class FakeHerder:
         self.worker_health = WorkerHealth("healthy", "Worker has completed startup and is ready to handle requests.")
         self.raise_on: dict[str, BaseException] = {}
         self.restarts: list[RestartRequest | ConnectorTaskId] = []
+        self.cluster_logger_levels: list[tuple[str, str]] = []
+        self.loggers: LoggerLevels | None = None
         self._connectors: dict[str, _Connector] = {}
 
     # -- helpers for tests --------------------------------------------------------------------------
@@ -291,6 +296,13 @@ class FakeHerder:
         error_count = sum(len(info.value.errors) for info in configs if info.value is not None)
         groups = ["Common", *dict.fromkeys(key.group for key in plugin.config_keys if key.group)]
         return ConfigInfos(connector_class, error_count, groups, configs)
+
+    def set_cluster_logger_level(self, namespace: str, level: str) -> None:
+        self._check("set_cluster_logger_level")
+        parse_level(level)
+        self.cluster_logger_levels.append((namespace, level))
+        if self.loggers is not None:
+            self.loggers.set_level(namespace, level)
 
     # -- internals --------------------------------------------------------------------------------
 

@@ -334,3 +334,43 @@ def test_non_string_property_values_are_kept_as_text(log: Log) -> None:
     log.put("connector-orders", {"properties": {"tasks.max": 3, "flag": True, "name": "orders"}})
 
     assert log.state.snapshot().connector_config("orders") == {"tasks.max": "3", "flag": "true", "name": "orders"}
+
+
+def test_cluster_logger_levels_keep_the_order_of_their_latest_records(log: Log) -> None:
+    log.raw(records.logger_key("org"), records.logger_value("DEBUG"))
+    log.raw(records.logger_key("org.apache"), records.logger_value("INFO"))
+    log.raw(records.logger_key("org"), records.logger_value("WARN"))
+    assert [c.kind for c in log.changes] == [ChangeKind.LOGGER_LEVEL]
+
+    # Applied in this order, "org" (and so "org.apache") ends at WARN, as when the whole log is replayed.
+    assert list(log.state.snapshot().logger_levels.items()) == [("org.apache", "INFO"), ("org", "WARN")]
+
+
+def test_removals_of_connectors_and_tasks_are_remembered_by_offset(log: Log) -> None:
+    log.connector("orders", {"v": "1"})
+    log.task_set("orders", [{"t": "0"}, {"t": "1"}, {"t": "2"}])
+    assert log.state.snapshot().removal_offset("orders") == -1
+    assert log.state.snapshot().removal_offset("orders", 2) == -1
+
+    shrunk_at = log.offset + 2  # two task records, then the commit
+    log.task_set("orders", [{"t": "0"}, {"t": "1"}])
+    snapshot = log.state.snapshot()
+    assert (snapshot.removal_offset("orders", 1), snapshot.removal_offset("orders", 2)) == (-1, shrunk_at)
+
+    stopped_at = log.commit("orders", 0)
+    assert [log.state.snapshot().removal_offset("orders", n) for n in range(3)] == [stopped_at, stopped_at, shrunk_at]
+
+    deleted_at = log.connector("orders", None)
+    log.connector("orders", {"v": "2"})
+    snapshot = log.state.snapshot()
+    assert snapshot.removal_offset("orders") == deleted_at
+    assert [snapshot.removal_offset("orders", n) for n in range(4)] == [deleted_at] * 4
+    assert snapshot.removal_offset("never-deleted") == -1
+
+
+def test_an_incomplete_task_set_removes_the_tasks_it_had(log: Log) -> None:
+    log.connector("orders", {"v": "1"})
+    log.task_set("orders", [{"t": "0"}])
+    incomplete_at = log.commit("orders", 2)
+
+    assert log.state.snapshot().removal_offset("orders", 0) == incomplete_at

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import pytest
@@ -16,7 +16,7 @@ from connect.runtime.info import InstanceStatus, RestartRequest
 from connect.runtime.plugins import PluginRegistry
 from connect.runtime.states import ConnectorTaskId, State, TargetState
 from connect.runtime.status import MemoryStatusStore, StatusListener
-from connect.runtime.stores import ClusterConfigState, ConfigChange, ConfigLogState
+from connect.runtime.stores import ClusterConfigState, ConfigChange, ConfigLogState, StatusEntry, StoredStatuses
 from connect.runtime.stores import config_records as records
 from connectors.datagen.connector import DatagenConnector
 from workers.distributed.coordinator import Coordinator, Identity, Timing
@@ -75,6 +75,9 @@ class FakeConfigLog:
     def put_connector(self, name: str, config: Mapping[str, str]) -> None:
         self.write(records.connector_key(name), records.properties_value(config))
 
+    def remove_connector(self, name: str) -> int:
+        return self.write(records.connector_key(name), None)
+
 
 class FakeSlotLog:
     def __init__(self) -> None:
@@ -111,13 +114,15 @@ class FakeSlotLog:
     def claim(self, slots: Iterable[int], worker: str, url: str, timeout: float) -> dict[int, int]:
         return {slot: self.append(slot, CLAIM_KEY, encode_claim(worker, url)) for slot in slots}
 
-    def publish_placement(self, epoch: int, slots: Mapping[Unit, int], timeout: float) -> int:
-        return self.append(0, PLACEMENT_KEY, placement_value(epoch, slots))
+    def publish_placement(
+        self, epoch: int, slots: Mapping[Unit, int], timeout: float, *, config_offset: int = -1
+    ) -> int:
+        return self.append(0, PLACEMENT_KEY, placement_value(epoch, slots, config_offset))
 
-    def place(self, slots: Mapping[Unit, int]) -> None:
+    def place(self, slots: Mapping[Unit, int], config_offset: int = -1) -> None:
         """A placement published by whoever owns slot 0 now."""
         owner = self.state.claims.get(0)
-        self.publish_placement(owner.epoch if owner else 0, slots, 1.0)
+        self.publish_placement(owner.epoch if owner else 0, slots, 1.0, config_offset=config_offset)
 
 
 class FakeWorker:
@@ -179,10 +184,42 @@ class FakeWorker:
 
 
 class Statuses(MemoryStatusStore):
+    def __init__(self, worker_id: str) -> None:
+        super().__init__(worker_id)
+        self.tombstoned: list[str | ConnectorTaskId] = []
+
     def task_on(self, task: ConnectorTaskId, state: State, worker: str) -> None:
         """A status as another worker would have written it."""
         with self._lock:
             self._tasks[task] = InstanceStatus(state, worker)
+
+    def connector_on(self, connector: str, state: State, worker: str) -> None:
+        with self._lock:
+            self._connectors[connector] = InstanceStatus(state, worker)
+
+    def stored(self) -> StoredStatuses:
+        with self._lock:
+            return StoredStatuses(
+                {c: StatusEntry(s, 0) for c, s in self._connectors.items()},
+                {t: StatusEntry(s, 0) for t, s in self._tasks.items()},
+                {},
+            )
+
+    def tombstone(
+        self,
+        *,
+        connectors: Collection[str] = (),
+        tasks: Collection[ConnectorTaskId] = (),
+        topics: Collection[tuple[str, str]] = (),
+        timeout: float,
+    ) -> None:
+        with self._lock:
+            for connector in connectors:
+                self._connectors.pop(connector, None)
+                self.tombstoned.append(connector)
+            for task in tasks:
+                self._tasks.pop(task, None)
+                self.tombstoned.append(task)
 
 
 class Harness:
@@ -191,13 +228,14 @@ class Harness:
         self.slots = FakeSlotLog()
         self.status = Statuses(ME)
         self.worker = FakeWorker(self.status)
+        self.work = LocalWork(self.worker, lambda name: self.coordinator.request_reconfiguration(name))
         self.coordinator = Coordinator(
             Identity(ME, "http://me:1/"),
             Timing(sync_timeout=1.0, write_timeout=1.0, balance_delay=1000.0, handoff_timeout=30.0, reclaim_after=0.5),
             config_log=self.config,
             slot_log=self.slots,
             status=self.status,
-            work=LocalWork(self.worker, lambda name: self.coordinator.request_reconfiguration(name)),
+            work=self.work,
             registry=PluginRegistry.of(DatagenConnector),
             fence=fence,
         )
@@ -409,3 +447,104 @@ def test_a_task_may_start_exactly_once_only_while_it_is_still_ours(harness: Harn
     harness.coordinator.slots_revoked(frozenset({1}))
     with pytest.raises(ConnectError, match="no longer assigned"):
         harness.coordinator.check_ownership(task(0))
+
+
+def test_statuses_carry_the_generation_their_unit_was_started_under(harness: Harness) -> None:
+    harness.other_claims(2, 3)
+    harness.config.put_connector("gen", DATAGEN)
+    harness.config.put_task_configs("gen", [{"n": "0"}], epoch=0)
+    harness.slots.place({connector_unit("gen"): 2, task(0): 1})
+    harness.coordinator.slots_assigned(frozenset({0, 1}))
+    wait_until(lambda: harness.worker.running() == {"gen-0"}, "gen-0 to run")
+    first = harness.coordinator.generation
+
+    harness.config.put_connector("more", {**DATAGEN, "name": "more"})
+    harness.slots.place({connector_unit("gen"): 2, task(0): 1, connector_unit("more"): 0})
+    wait_until(lambda: "more" in harness.worker.running(), "the second connector to run")
+
+    assert first < (harness.coordinator.generation_of("more", None) or -1) <= harness.coordinator.generation
+    assert harness.coordinator.generation_of("gen", 0) == first
+    harness.coordinator.slots_revoked(frozenset({1}))
+    # What gen-0 writes while and just after it stops still carries the generation it ran under.
+    assert harness.coordinator.generation_of("gen", 0) == first
+    assert harness.coordinator.generation_of("never", 3) is None
+
+
+def test_the_owner_of_slot_zero_deletes_the_statuses_of_a_connector_deleted_while_its_worker_was_away(
+    harness: Harness,
+) -> None:
+    harness.other_claims(2, 3)
+    harness.config.put_connector("gen", DATAGEN)
+    harness.config.put_task_configs("gen", [{"n": "0"}, {"n": "1"}], epoch=0)
+    harness.slots.place({connector_unit("gen"): 2, task(0): 3, task(1): 2})
+    harness.status.connector_on("gen", State.RUNNING, OTHER)
+    for n in (0, 1):
+        harness.status.task_on(task(n), State.RUNNING, OTHER)
+    harness.coordinator.slots_assigned(frozenset({0, 1}))
+    wait_until(lambda: harness.coordinator.claimed_slots().keys() == {0, 1}, "slots 0 and 1 claimed")
+    time.sleep(0.2)
+    assert harness.status.tombstoned == []  # backed by the config log: left alone
+
+    harness.config.remove_connector("gen")  # OTHER, which ran it, is gone and writes nothing
+
+    wait_until(lambda: sorted(map(str, harness.status.tombstoned)) == ["gen", "gen-0", "gen-1"], "the tombstones")
+    assert harness.status.all() == []
+    assert connector_unit("gen") not in harness.slots.placement().slots
+
+
+def test_a_task_dropped_by_a_smaller_task_set_loses_its_status(harness: Harness) -> None:
+    harness.other_claims(2, 3)
+    harness.config.put_connector("gen", DATAGEN)
+    harness.config.put_task_configs("gen", [{"n": "0"}, {"n": "1"}], epoch=0)
+    harness.slots.place({connector_unit("gen"): 2, task(0): 3, task(1): 2})
+    for n in (0, 1):
+        harness.status.task_on(task(n), State.RUNNING, OTHER)
+    harness.coordinator.slots_assigned(frozenset({0, 1}))
+
+    harness.config.put_task_configs("gen", [{"n": "0"}], epoch=0)
+
+    wait_until(lambda: harness.status.tombstoned == [task(1)], "gen-1's tombstone")
+    assert harness.status.task_status(task(0)) is not None
+
+
+def test_a_recreated_connector_is_a_new_incarnation_started_from_a_placement_decided_after_the_deletion(
+    harness: Harness,
+) -> None:
+    harness.coordinator.slots_assigned(frozenset(range(SLOTS)))
+    harness.config.put_connector("gen", DATAGEN)
+    wait_until(lambda: harness.worker.running() == {"gen", "gen-0", "gen-1"}, "gen and its tasks to run here")
+    placed = dict(harness.slots.placement().slots)
+
+    generated = [{**DATAGEN, "task.number": str(n)} for n in (0, 1)]
+    with harness.work.lock:  # the coordinator reads the deletion and the re-creation at once
+        deleted_at = harness.config.remove_connector("gen")
+        harness.config.put_connector("gen", DATAGEN)  # the very same config, and the same tasks
+        harness.config.put_task_configs("gen", generated, epoch=0)
+
+    wait_until(lambda: harness.worker.started.count("gen") == 2, "the new incarnation's connector instance")
+    wait_until(lambda: harness.worker.running() == {"gen", "gen-0", "gen-1"}, "its tasks")
+    assert harness.slots.placement().config_offset > deleted_at
+    assert harness.slots.placement().slots == placed  # decided anew, in the same place
+    for unit in ("gen", "gen-0", "gen-1"):
+        assert harness.worker.started.count(unit) == 2
+    assert harness.coordinator.generation_of("gen", None) > deleted_at  # its statuses tell it from the old one
+    assert harness.coordinator.generation_of("gen", 1) > deleted_at
+
+
+def test_a_placement_decided_before_a_deletion_starts_nothing_of_the_recreated_connector(harness: Harness) -> None:
+    harness.other_claims(0, 3)  # another worker balances
+    harness.config.put_connector("gen", DATAGEN)
+    harness.config.put_task_configs("gen", [{"n": "0"}], epoch=0)
+    harness.slots.place({connector_unit("gen"): 3, task(0): 1}, config_offset=harness.config.snapshot().offset)
+    harness.coordinator.slots_assigned(frozenset({1, 2}))
+    wait_until(lambda: harness.worker.running() == {"gen-0"}, "gen-0 to run")
+
+    harness.config.remove_connector("gen")
+    harness.config.put_connector("gen", DATAGEN)
+    harness.config.put_task_configs("gen", [{"n": "0"}], epoch=0)
+    wait_until(lambda: harness.worker.running() == set(), "the old gen-0 to stop")
+    time.sleep(0.3)
+    assert harness.worker.running() == set()  # the old placement says nothing about the new gen-0
+
+    harness.slots.place({connector_unit("gen"): 3, task(0): 1}, config_offset=harness.config.snapshot().offset)
+    wait_until(lambda: harness.worker.running() == {"gen-0"}, "the new gen-0 to start")

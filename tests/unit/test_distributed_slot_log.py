@@ -19,9 +19,9 @@ PLACED = {connector_unit("a"): 3, ConnectorTaskId("a", 0): 5, ConnectorTaskId("a
 def test_a_placement_survives_its_encoding() -> None:
     import orjson
 
-    decoded = decode_placement(orjson.loads(encode_placement(42, PLACED)))
-
-    assert decoded == (42, PLACED)
+    assert decode_placement(orjson.loads(encode_placement(42, PLACED, config_offset=7))) == (42, PLACED, 7)
+    # Written before placements carried the config offset they were decided at: none (-1).
+    assert decode_placement({"epoch": 42, "connectors": {"a": 3}, "tasks": {}}) == (42, {connector_unit("a"): 3}, -1)
 
 
 def test_a_claims_offset_is_its_epoch_and_the_latest_claim_wins() -> None:

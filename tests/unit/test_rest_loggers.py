@@ -8,6 +8,7 @@ import pytest
 
 from connect.api.errors import NotFoundError
 from connect.runtime.loggers import LoggerLevels, level_name, parse_level
+from tests.support.fake_herder import FakeHerder
 from tests.support.rest_harness import RestHarness, isolated_root_logger, rest_harness
 
 
@@ -97,8 +98,44 @@ def test_missing_level_is_400(rest: RestHarness) -> None:
     assert response.json() == {"error_code": 400, "message": "Desired 'level' parameter was not specified in request."}
 
 
-def test_cluster_scope_applies_locally_and_answers_204(rest: RestHarness) -> None:
+def test_cluster_scope_goes_to_the_herder_and_answers_204(rest: RestHarness, clock: Clock) -> None:
+    rest.herder.loggers = rest.loggers  # the cluster applies it on this worker too
+
+    response = rest.client.put("/admin/loggers/app?scope=CLUSTER", json={"level": "error"})
+
+    assert response.status_code == 204
+    assert response.content == b""
+    assert rest.herder.cluster_logger_levels == [("app", "error")]
+    assert rest.client.get("/admin/loggers/app").json() == {"level": "ERROR", "last_modified": 1_700_000_000_000}
+
+
+def test_cluster_scope_sets_nothing_here_itself(rest: RestHarness) -> None:
+    # Without the cluster (here: the fake herder) applying it, this worker's level does not change.
+    assert rest.client.put("/admin/loggers/app?scope=cluster", json={"level": "ERROR"}).status_code == 204
+    assert rest.herder.cluster_logger_levels == [("app", "ERROR")]
+    assert rest.client.get("/admin/loggers/app").status_code == 404
+
+
+def test_cluster_scope_checks_the_level_before_anything_is_written(rest: RestHarness) -> None:
+    response = rest.client.put("/admin/loggers/app?scope=cluster", json={"level": "LOUD"})
+    assert response.status_code == 404
+    assert response.json() == {"error_code": 404, "message": "invalid log level 'LOUD'."}
+    missing = rest.client.put("/admin/loggers/app?scope=cluster", json={})
+    assert missing.status_code == 400
+    assert rest.herder.cluster_logger_levels == []
+
+
+class _SingleWorkerHerder(FakeHerder):
+    """A herder without cluster-wide logger levels."""
+
+    set_cluster_logger_level = None  # type: ignore[assignment]
+
+
+def test_cluster_scope_with_a_herder_of_one_worker_sets_the_level_here() -> None:
+    rest = rest_harness(_SingleWorkerHerder())
+
     response = rest.client.put("/admin/loggers/app?scope=cluster", json={"level": "ERROR"})
+
     assert response.status_code == 204
     assert rest.client.get("/admin/loggers/app").json()["level"] == "ERROR"
 
@@ -107,6 +144,7 @@ def test_unknown_scope_means_worker(rest: RestHarness) -> None:
     response = rest.client.put("/admin/loggers/app?scope=galaxy", json={"level": "ERROR"})
     assert response.status_code == 200
     assert response.json() == ["app"]
+    assert rest.herder.cluster_logger_levels == []
 
 
 @pytest.mark.parametrize(

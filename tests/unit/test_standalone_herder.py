@@ -16,12 +16,14 @@ from connect.api.records import SourceRecord
 from connect.api.task import SourceTask
 from connect.runtime.errors import BadRequestError, ForbiddenError, RequestTimeoutError
 from connect.runtime.info import ConnectorOffset, ConnectorType, PluginType, RestartRequest
+from connect.runtime.loggers import LoggerLevels
 from connect.runtime.offsets import MemoryOffsetStore
 from connect.runtime.plugins import PluginRegistry
 from connect.runtime.states import ConnectorTaskId, State, TargetState
 from connect.runtime.status import MemoryStatusStore
 from connect.runtime.worker import Worker
 from connect.runtime.worker_config import WorkerConfig
+from tests.support.rest_harness import isolated_root_logger
 from tests.support.waiting import wait_until
 from tests.unit.worker_fakes import FakeClients
 from workers.standalone import herder as herder_module
@@ -418,3 +420,22 @@ def test_stop_shuts_every_task_down(herder: StandaloneHerder) -> None:
     assert herder.worker.task_ids() == set()
     with pytest.raises(ConnectError):
         herder.worker.connector_task_configs("c", 1)
+
+
+def test_a_cluster_scope_logger_level_is_set_on_the_single_worker() -> None:
+    root = isolated_root_logger()
+    config = _worker_config()
+    registry = PluginRegistry.of(CountingSource)
+    status, store = MemoryStatusStore(WORKER_ID), MemoryOffsetStore()
+    worker = Worker(
+        worker_id=WORKER_ID, config=config, plugins=registry, offset_store=store, status=status, clients=FakeClients()
+    )
+    loggers = LoggerLevels(root)
+    herder = StandaloneHerder(worker, registry, status, store, None, WORKER_ID, config=config, loggers=loggers)
+
+    herder.set_cluster_logger_level("app.db", "debug")
+
+    assert loggers.level("app.db").level == "DEBUG"
+    assert loggers.level("app.db").last_modified is not None
+    with pytest.raises(NotFoundError, match="invalid log level 'LOUD'"):
+        herder.set_cluster_logger_level("app.db", "LOUD")

@@ -15,14 +15,19 @@ Inputs arrive as events from other threads and are handled here one step at a ti
   was then a late write of a worker that had lost the slot again at once).
 
 Reconcile compares what runs here (`LocalWork`) with what the placement puts in the claimed slots
-(`wanted.py`): stop what left or changed, start what is new. A unit the balancer moved here from
-another worker's slot starts once that worker reports it no longer RUNNING (or after the graceful
-stop timeout), so a balance move never runs a task twice. Before starting anything the worker writes
-its registration record to the config log; that record's offset is its new **generation**: it stamps
-statuses (a late status from a former owner never overrides a newer one) and is the ownership epoch a
-connector instance writes its task configs with (a zombie instance's writes are ignored).
+(`wanted.py`): stop what left or changed (or was started before its connector was deleted: an old
+incarnation), start what is new, but only from a placement decided after the unit's last removal. A
+unit the balancer moved here from another worker's slot starts once that worker reports it no longer
+RUNNING (or after the graceful stop timeout), so a balance move never runs a task twice. Before
+starting anything the worker writes its registration record to the config log; that record's offset is
+its new **generation**: it stamps statuses (a late status from a former owner never overrides a newer
+one) and is the ownership epoch a connector instance writes its task configs with (a zombie instance's
+writes are ignored). A unit's statuses carry the generation it was started under (`generation_of`).
 
-The owner of slot 0 is also the balancer (`balancer.py`): it publishes placements into the slots log.
+The owner of slot 0 is also the balancer (`balancer.py`): it publishes placements into the slots log,
+stamped with the config-log offset they were decided at, each after deleting the statuses nothing in the
+config log backs any more (`status_sweep.py`). The owner of a deleted connector does not delete its
+statuses itself: that could race with a new incarnation of the same name.
 """
 
 from __future__ import annotations
@@ -42,8 +47,19 @@ from workers.distributed.balancer import decide
 from workers.distributed.local_work import LocalWork
 from workers.distributed.placement import Unit, connector_unit, is_connector
 from workers.distributed.ports import ConfigLogPort, SlotLogPort, StatusPort
+from workers.distributed.slot_log import Placement
+from workers.distributed.status_sweep import StatusSweep
 from workers.distributed.task_configs import Fencer, TaskConfigs
-from workers.distributed.wanted import Wanted, cluster_units, exists, fingerprint, wanted_here
+from workers.distributed.wanted import (
+    Wanted,
+    cluster_units,
+    exists,
+    fingerprint,
+    needs_restamp,
+    removal_offset,
+    startable,
+    wanted_here,
+)
 
 log = logging.getLogger(__name__)
 
@@ -101,7 +117,8 @@ class Coordinator:
         self._superseded_at: dict[int, float] = {}
         # Coordinator thread only.
         self._dirty = True
-        self._last_placement: dict[Unit, int] = {}
+        self._last_placement = Placement()
+        self._sweep = StatusSweep(status, timing.write_timeout)
         self._handoff_since: dict[Unit, float] = {}
         self._task_configs = TaskConfigs(config_log, work, registry, timing.write_timeout, fence)
         self._restarts_seen: dict[str, int] = {}
@@ -131,6 +148,11 @@ class Coordinator:
     def generation(self) -> int:
         """The offset of this worker's latest registration record (its status generation)."""
         return self._generation
+
+    def generation_of(self, connector: str, task: int | None) -> int | None:
+        """The generation the connector instance (`task` None) or task runs or last ran under here, if it
+        did lately (any thread, lock-free: task threads ask while a stop holding the work lock waits)."""
+        return self._work.epoch_of(connector_unit(connector) if task is None else ConnectorTaskId(connector, task))
 
     def check_ownership(self, task: ConnectorTaskId) -> None:
         """Raise unless `task` still runs here with the configs it was started with (any thread, lock-free:
@@ -286,31 +308,43 @@ class Coordinator:
                 # Without a new generation nothing starts; stopping what must stop goes on regardless.
                 log.exception("Could not write this worker's registration record; starting nothing for now")
         snapshot = self._config.snapshot()
-        placement = self._slots.placement().slots
+        placement = self._slots.placement()
         with self._work.lock:
-            wanted = wanted_here(snapshot, placement, set(self._claimed))
+            wanted = wanted_here(snapshot, placement.slots, set(self._claimed))
             running = self._work.running()
             to_stop = [
                 unit
                 for unit, run in running.items()
-                if (want := wanted.get(unit)) is None or want.slot != run.slot or want.fingerprint != run.fingerprint
+                if (want := wanted.get(unit)) is None
+                or want.slot != run.slot
+                or want.fingerprint != run.fingerprint
+                or run.epoch < removal_offset(snapshot, unit)
             ]
             if to_stop:
                 self._work.stop(to_stop)
-                self._forget_removed(snapshot, to_stop)
-            to_start = sorted((u for u in wanted if self._work.get(u) is None), key=lambda u: (u.task >= 0, u))
-            ready = self._ready_after_handoff(to_start, wanted, placement)
+            self._work.forget_stopped(time.monotonic() - self._timing.handoff_timeout)
+            to_start = sorted(
+                (u for u in wanted if self._work.get(u) is None and startable(snapshot, placement, u)),
+                key=lambda u: (u.task >= 0, u),
+            )
+            ready = self._ready_after_handoff(snapshot, to_start, wanted, placement)
             if ready and not fresh:
                 # Starts need a generation newer than every status their former owners wrote: write one
                 # first (at once if new work just appeared; after a pause if the write failed).
                 self._dirty = True
                 self._timers.append(time.monotonic() + (ERROR_BACKOFF_S if bump_failed else 0.0))
                 ready = []
+            # ... and newer than the unit's last removal, so that its statuses tell it from the old incarnation.
+            behind = [u for u in ready if self._generation <= removal_offset(snapshot, u)]
+            if behind:
+                self._dirty = True
+                self._timers.append(time.monotonic())
+                ready = [u for u in ready if u not in behind]
             for unit in ready:
                 self._start(snapshot, unit, wanted[unit].slot)
             for name in sorted(self._work.connector_names()):
                 self._apply_target_state(name, snapshot.target_state(name))
-        self._last_placement = dict(placement)
+        self._last_placement = placement
         if ready or to_stop:
             log.info(
                 "Reconciled: started %d, stopped %d; running %d unit(s) in %d slot(s)",
@@ -323,10 +357,10 @@ class Coordinator:
 
     def _needs_start(self) -> bool:
         snapshot = self._config.snapshot()
-        placement = self._slots.placement().slots
+        placement = self._slots.placement()
         with self._work.lock:
-            wanted = wanted_here(snapshot, placement, set(self._claimed))
-            return any(self._work.get(unit) is None for unit in wanted)
+            wanted = wanted_here(snapshot, placement.slots, set(self._claimed))
+            return any(self._work.get(unit) is None and startable(snapshot, placement, unit) for unit in wanted)
 
     def _bump_generation(self) -> None:
         key = WORKER_RECORD_PREFIX + self.identity.worker_id
@@ -334,13 +368,20 @@ class Coordinator:
         self._generation = self._config.put_extension(key, record, timeout=self._timing.write_timeout)
 
     def _ready_after_handoff(
-        self, units: list[Unit], wanted: Mapping[Unit, Wanted], placement: Mapping[Unit, int]
+        self, snapshot: ClusterConfigState, units: list[Unit], wanted: Mapping[Unit, Wanted], placement: Placement
     ) -> list[Unit]:
         now = time.monotonic()
         ready: list[Unit] = []
+        last = self._last_placement
         for unit in units:
-            previous = self._last_placement.get(unit)
-            moved = previous is not None and previous != placement.get(unit) and previous not in self._claimed
+            previous = last.slots.get(unit)
+            # Removed since the last placement: what ran elsewhere was an earlier incarnation, nothing to hand over.
+            moved = (
+                previous is not None
+                and previous != placement.slots.get(unit)
+                and previous not in self._claimed
+                and startable(snapshot, last, unit)
+            )
             if moved and unit not in self._handoff_since:
                 self._handoff_since[unit] = now
             since = self._handoff_since.get(unit)
@@ -378,15 +419,6 @@ class Coordinator:
             return
         task_config = snapshot.task_config(unit) or {}
         self._work.start_task(unit, slot, config, task_config, target, fingerprint(snapshot, unit), self._generation)
-
-    def _forget_removed(self, snapshot: ClusterConfigState, stopped: list[Unit]) -> None:
-        for unit in stopped:
-            if exists(snapshot, unit):
-                continue
-            if is_connector(unit):
-                self._status.on_connector_deletion(unit.connector)
-            else:
-                self._status.on_task_deletion(unit)
 
     def _apply_target_state(self, name: str, state: TargetState) -> None:
         previous = self._work.applied_target_state(name)
@@ -441,6 +473,8 @@ class Coordinator:
         if epoch is None:
             return
         snapshot = self._config.snapshot()
+        # Statuses first: a placement published after this may start a new incarnation of what it deletes.
+        self._sweep.run(snapshot, tenure=epoch)
         current = self._slots.placement()
         decision = decide(
             cluster_units(snapshot),
@@ -453,9 +487,13 @@ class Coordinator:
         )
         if decision.retry_at is not None:
             self._timers.append(decision.retry_at)
-        if decision.placement is None:
+        slots = decision.placement
+        if slots is None and needs_restamp(snapshot, current):
+            # Units re-created in place: the same placement, decided anew, so that they may start.
+            slots = {unit: slot for unit, slot in current.slots.items() if exists(snapshot, unit)}
+        if slots is None:
             return
-        self._slots.publish_placement(epoch, decision.placement, self._timing.write_timeout)
-        log.info("Published a placement of %d unit(s)", len(decision.placement))
+        self._slots.publish_placement(epoch, slots, self._timing.write_timeout, config_offset=snapshot.offset)
+        log.info("Published a placement of %d unit(s)", len(slots))
         self._dirty = True
         self._wake.set()

@@ -8,7 +8,11 @@ Concurrent writers are ordered by the log: the last one wins, as with Kafka Conn
 
 Reads come from this worker's copies of the config log (read to its end first, so a write made
 through another worker is seen) and of the status topic (statuses are eventually consistent, as in
-Kafka Connect: a status is visible once its owner's write has been read back).
+Kafka Connect: a status is visible once its owner's write has been read back; what an earlier
+incarnation of a re-created connector left is not shown: `current_statuses.py`).
+
+A cluster-scope logger level (KIP-976) is a config-log record too; every worker applies it when it
+reads it (`cluster_loggers.py`), this one before the request answers.
 
 What both modes answer the same way (name checks, PATCH, topic tracking, offsets, plug-ins, validation,
 server info) is `BaseHerder`'s; this module holds how the cluster's state is read and written.
@@ -33,11 +37,13 @@ from connect.runtime.info import (
     WorkerHealth,
 )
 from connect.runtime.kafka_clients import KafkaClients
+from connect.runtime.loggers import level_name, parse_level
 from connect.runtime.plugins import PluginRegistry
 from connect.runtime.states import ConnectorTaskId, TargetState
 from connect.runtime.stores import ClusterConfigState, ConfigLog, KafkaOffsetStore, KafkaStatusStore
 from connect.runtime.worker_config import WorkerConfig
 from workers.common.health import HEALTHY, STARTING
+from workers.distributed.current_statuses import CurrentStatuses
 from workers.herding.base_herder import BaseHerder, ConnectorRecord, ValidationOptions
 
 log = logging.getLogger(__name__)
@@ -63,17 +69,18 @@ class DistributedHerder(BaseHerder):
         clients: KafkaClients,
         ready: Callable[[], bool],
     ) -> None:
+        statuses = CurrentStatuses(status, config_log.snapshot)
         super().__init__(
             worker_id=worker_id,
             config=config,
             registry=registry,
-            status=status,
+            status=statuses,
             offset_store=offset_store,
             clients=clients,
             validation=ValidationOptions(exactly_once_source_enabled=exactly_once_enabled, worker_group_id=group_id),
         )
         self._log = config_log
-        self._statuses = status
+        self._statuses = statuses
         self._ready = ready
 
     # -- reads ---------------------------------------------------------------------------------
@@ -93,8 +100,8 @@ class DistributedHerder(BaseHerder):
         return [TaskInfo(task, dict(snapshot.task_config(task) or {})) for task in snapshot.tasks(name)]
 
     def connector_status(self, name: str) -> ConnectorStateInfo:
-        snapshot = self._log.snapshot()
-        statuses = self._statuses.connector_snapshot(name)
+        snapshot = self._snapshot()
+        statuses = self._statuses.connector_snapshot(name, snapshot)
         if not snapshot.contains(name) or statuses.connector is None:
             raise NotFoundError(f"No status found for connector {name}")
         count = snapshot.task_count(name)
@@ -102,8 +109,9 @@ class DistributedHerder(BaseHerder):
         return ConnectorStateInfo(name, statuses.connector, tasks, self._type_of(snapshot, name))
 
     def task_status(self, task: ConnectorTaskId) -> TaskStateInfo:
-        status = self._statuses.task_status(task)
-        if status is None or self._log.snapshot().task_config(task) is None:
+        snapshot = self._snapshot()
+        status = self._statuses.task_status(task, snapshot)
+        if status is None or snapshot.task_config(task) is None:
             raise NotFoundError(f"No status found for task {task}")
         return TaskStateInfo(task.task, status)
 
@@ -166,6 +174,14 @@ class DistributedHerder(BaseHerder):
         # task configs (KIP-875), at the connector's current epoch so the owner's later writes still count.
         self._log.put_target_state(name, TargetState.STOPPED)
         self._log.put_task_configs(name, [], snapshot.task_config_epochs.get(name, 0))
+
+    # -- logger levels -------------------------------------------------------------------------
+
+    def set_cluster_logger_level(self, namespace: str, level: str) -> None:
+        """KIP-976: a `logger-cluster-<namespace>` record, applied by every worker that reads it (here too)."""
+        # log4j's name of the level, which Kafka Connect's Java workers read as well.
+        self._log.put_logger_level(namespace, level_name(parse_level(level)), timeout=WRITE_TIMEOUT_S)
+        log.info("Set the level of logger %s to %s on every worker of the cluster", namespace, level)
 
     # -- internals -----------------------------------------------------------------------------
 

@@ -3,11 +3,13 @@
 The coordinator decides what should run here (`wanted.py`); this class starts and stops it through the
 Worker and remembers, per unit, the slot it belongs to, the fingerprint of the config it was started
 with (a changed fingerprint means restart) and the epoch it was started under (a connector instance
-stamps its task-config writes with it). A unit whose start failed stays here: the Worker reported
+stamps its task-config writes with it, and every status of the unit carries it, also one written while
+or shortly after it stops: `epoch_of`). A unit whose start failed stays here: the Worker reported
 FAILED, and only a restart or a config change tries again, as in Kafka Connect.
 
 Threads: the coordinator thread and the membership thread (revocations) call it, always holding
-`lock`; the lock is re-entrant so that callers can group several steps.
+`lock`; the lock is re-entrant so that callers can group several steps. `peek` and `epoch_of` are
+lock-free, for task threads.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ class LocalWork:
         self.lock = threading.RLock()
         self._on_reconfigure = on_reconfigure
         self._running: dict[Unit, RunningUnit] = {}
+        self._stopped: dict[Unit, tuple[int, float]] = {}  # epoch, and when it stopped (monotonic)
         self._target_states: dict[str, TargetState] = {}
 
     # -- reads (lock held by the caller, or a racy but harmless view) ----------------------------
@@ -54,6 +57,15 @@ class LocalWork:
     def peek(self, unit: Unit) -> RunningUnit | None:
         """Like `get`, without the lock (one dict read), for threads that must not wait for it."""
         return self._running.get(unit)
+
+    def epoch_of(self, unit: Unit) -> int | None:
+        """The epoch the unit runs (or last ran) under here; lock-free, for the status writes of task threads
+        that a stop holding the lock is waiting for."""
+        run = self._running.get(unit)
+        if run is not None:
+            return run.epoch
+        stopped = self._stopped.get(unit)
+        return stopped[0] if stopped is not None else None
 
     def units_in(self, slots: Collection[int]) -> list[Unit]:
         with self.lock:
@@ -122,12 +134,19 @@ class LocalWork:
                     len(connectors),
                     time.monotonic() - tasks_done,
                 )
+            stopped_at = time.monotonic()
             for unit in chosen:
+                self._stopped[unit] = (self._running[unit].epoch, stopped_at)
                 del self._running[unit]
             still_here = {u.connector for u in self._running}
             for name in list(self._target_states):
                 if name not in still_here:
                     del self._target_states[name]
+
+    def forget_stopped(self, before: float) -> None:
+        """Forget the epochs of units that stopped before `before` (monotonic); their statuses are written."""
+        with self.lock:
+            self._stopped = {u: e for u, e in self._stopped.items() if e[1] >= before}
 
     def apply_target_state(self, name: str, state: TargetState) -> None:
         """Pause, resume or stop the connector's instance and tasks that run here."""

@@ -3,13 +3,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
 from connect.runtime.info import InstanceStatus
 from connect.runtime.states import ConnectorTaskId, TargetState
 from connect.runtime.status import StatusListener
-from connect.runtime.stores import ClusterConfigState, ConfigChange
+from connect.runtime.stores import ClusterConfigState, ConfigChange, StoredStatuses
 from workers.distributed.placement import Unit
 from workers.distributed.slot_log import Claim, Placement
 
@@ -46,13 +46,26 @@ class SlotLogPort(Protocol):
 
     def claim(self, slots: Iterable[int], worker: str, url: str, timeout: float) -> dict[int, int]: ...
 
-    def publish_placement(self, epoch: int, slots: Mapping[Unit, int], timeout: float) -> int: ...
+    def publish_placement(
+        self, epoch: int, slots: Mapping[Unit, int], timeout: float, *, config_offset: int = ...
+    ) -> int: ...
 
 
 class StatusPort(StatusListener, Protocol):
     def connector_status(self, connector: str) -> InstanceStatus | None: ...
 
     def task_status(self, task: ConnectorTaskId) -> InstanceStatus | None: ...
+
+    def stored(self) -> StoredStatuses: ...
+
+    def tombstone(
+        self,
+        *,
+        connectors: Collection[str] = ...,
+        tasks: Collection[ConnectorTaskId] = ...,
+        topics: Collection[tuple[str, str]] = ...,
+        timeout: float,
+    ) -> None: ...
 
 
 class WorkerPort(Protocol):

@@ -5,7 +5,8 @@
 2. The internal topics are created when missing and verified (a wrong cleanup policy or partition
    count stops the worker with a message naming the topic and the fix).
 3. The config, status and slots logs are read to their end; the Worker (with the offsets store) starts.
-4. The coordinator thread starts, then the membership thread joins the group; `/health` says healthy
+4. The cluster-wide logger levels of the config log are applied, and followed from then on.
+5. The coordinator thread starts, then the membership thread joins the group; `/health` says healthy
    once the first assignment has been reconciled.
 
 `stop` undoes it: REST first (no new requests), then leaving the group (every slot is revoked, so its
@@ -33,6 +34,7 @@ from rest.server import RestServer
 from workers.common.deferred_app import DeferredApp
 from workers.common.rest_listener import start_rest_listener, worker_id_of
 from workers.distributed.clients import connector_clients, internal_clients, membership_consumer_factory
+from workers.distributed.cluster_loggers import ClusterLoggers
 from workers.distributed.coordinator import Coordinator, Identity, Timing
 from workers.distributed.herder import DistributedHerder
 from workers.distributed.local_work import LocalWork
@@ -95,7 +97,13 @@ class DistributedWorker:
         config_log = ConfigLog(settings.config_topic.name, internal)
         self._logs.append(config_log)
         config_log.start(START_TIMEOUT_S)
-        status = KafkaStatusStore(settings.status_topic.name, internal, worker_id, generation=self._generation)
+        status = KafkaStatusStore(
+            settings.status_topic.name,
+            internal,
+            worker_id,
+            generation=self._generation,
+            unit_generation=self._unit_generation,
+        )
         self._logs.append(status)
         status.start(START_TIMEOUT_S)
         slot_log = SlotLog(slots.name, internal, self._slots_changed)
@@ -150,10 +158,12 @@ class DistributedWorker:
             clients=clients,
             ready=self._ready,
         )
+        loggers = LoggerLevels()
+        ClusterLoggers(config_log, loggers).start()
         worker.start()
         self.coordinator.start()
         membership.start()
-        deferred.attach(create_app(self.herder, loggers=LoggerLevels()))
+        deferred.attach(create_app(self.herder, loggers=loggers))
 
     def stop(self) -> None:
         """Stop REST, leave the group (tasks stop and commit), then the Worker and the logs."""
@@ -185,6 +195,9 @@ class DistributedWorker:
 
     def _generation(self) -> int:
         return self.coordinator.generation if self.coordinator is not None else -1
+
+    def _unit_generation(self, connector: str, task: int | None) -> int | None:
+        return self.coordinator.generation_of(connector, task) if self.coordinator is not None else None
 
     def _slots_changed(self) -> None:
         if self.coordinator is not None:

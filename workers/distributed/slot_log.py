@@ -5,15 +5,18 @@ Two kinds of records, both JSON values (`docs/distributed.md`):
 | partition | key         | value                                                                   |
 |-----------|-------------|-------------------------------------------------------------------------|
 | s         | `claim`     | `{"worker": "host:port", "url": "http://host:port/", "ts": ms}`          |
-| 0         | `placement` | `{"epoch": E, "connectors": {"c": slot}, "tasks": {"c": [slot, ...]}}`   |
+| 0         | `placement` | `{"epoch": E, "config_offset": O, "connectors": {"c": slot},`            |
+|           |             | `"tasks": {"c": [slot, ...]}}`                                           |
 
 A worker that is assigned slot s writes a claim to partition s; the claim's **offset** is the worker's
 epoch for s: it only grows, so a stale owner recognises a newer claim, and tasks and statuses can be
 stamped with it. The placement is written by the owner of slot 0 (the balancer), stamped with its own
-slot-0 claim epoch. A placement whose epoch is below the latest slot-0 claim read before it comes from
-a balancer that had already lost slot 0, and is ignored; since claims and placements share partition
-0, every reader decides this the same way. Compaction keeps the last claim per slot and the last
-placement, in order, so a restarted reader reaches the same state.
+slot-0 claim epoch and with the config-log offset it was decided at (every config record before it was
+read; -1 when absent): a unit removed from the config log at or after that offset is not started from
+it, since the balancer has not yet seen the removal. A placement whose epoch is below the latest slot-0
+claim read before it comes from a balancer that had already lost slot 0, and is ignored; since claims
+and placements share partition 0, every reader decides this the same way. Compaction keeps the last
+claim per slot and the last placement, in order, so a restarted reader reaches the same state.
 
 `SlotLogState` applies records (no I/O, unit-tested); `SlotLog` follows the topic with a `KafkaLog`.
 Threads: the KafkaLog reader applies records and calls `on_change`; reads and writes from any thread.
@@ -52,18 +55,20 @@ class Claim:
 
 @dataclass(frozen=True)
 class Placement:
-    """A published placement: `epoch` is its writer's slot-0 epoch, `offset` where it was read."""
+    """A published placement: `epoch` is its writer's slot-0 epoch, `offset` where it was read, `config_offset`
+    the config-log offset it was decided at."""
 
     epoch: int = -1
     offset: int = -1
     slots: Mapping[Unit, int] = field(default_factory=dict)
+    config_offset: int = -1
 
 
 def encode_claim(worker: str, url: str) -> bytes:
     return orjson.dumps({"worker": worker, "url": url, "ts": int(time.time() * 1000)})
 
 
-def encode_placement(epoch: int, slots: Mapping[Unit, int]) -> bytes:
+def encode_placement(epoch: int, slots: Mapping[Unit, int], config_offset: int = -1) -> bytes:
     connectors: dict[str, int] = {}
     tasks: dict[str, dict[int, int]] = {}
     for unit, slot in slots.items():
@@ -73,12 +78,14 @@ def encode_placement(epoch: int, slots: Mapping[Unit, int]) -> bytes:
             tasks.setdefault(unit.connector, {})[unit.task] = slot
     # Task slots as a list by task number: the compact form of a connector's tasks 0..N-1.
     listed = {name: [by_index.get(i, -1) for i in range(max(by_index) + 1)] for name, by_index in tasks.items()}
-    return orjson.dumps({"epoch": epoch, "connectors": connectors, "tasks": listed})
+    return orjson.dumps({"epoch": epoch, "config_offset": config_offset, "connectors": connectors, "tasks": listed})
 
 
-def decode_placement(value: Mapping[str, Any]) -> tuple[int, dict[Unit, int]] | None:
+def decode_placement(value: Mapping[str, Any]) -> tuple[int, dict[Unit, int], int] | None:
+    """(epoch, slots, config_offset), or None if malformed."""
     try:
         epoch = int(value["epoch"])
+        config_offset = int(value.get("config_offset", -1))
         slots: dict[Unit, int] = {connector_unit(str(c)): int(s) for c, s in dict(value["connectors"]).items()}
         for name, task_slots in dict(value["tasks"]).items():
             for index, slot in enumerate(task_slots):
@@ -86,7 +93,7 @@ def decode_placement(value: Mapping[str, Any]) -> tuple[int, dict[Unit, int]] | 
                     slots[Unit(str(name), index)] = int(slot)
     except (KeyError, TypeError, ValueError):
         return None
-    return epoch, slots
+    return epoch, slots, config_offset
 
 
 class SlotLogState:
@@ -130,12 +137,12 @@ class SlotLogState:
         if decoded is None:
             log.error("Placement record at offset %d is malformed; skipped", offset)
             return False
-        epoch, slots = decoded
+        epoch, slots, config_offset = decoded
         balancer = self.claims.get(PLACEMENT_PARTITION)
         if balancer is not None and epoch < balancer.epoch:
             log.info("Ignoring a placement from a former owner of slot 0 (epoch %d < %d)", epoch, balancer.epoch)
             return False
-        self.placement = Placement(epoch, offset, slots)
+        self.placement = Placement(epoch, offset, slots, config_offset)
         return True
 
 
@@ -194,10 +201,13 @@ class SlotLog:
             self._log.wait_until_read(slot, offset, max(deadline - time.monotonic(), 0.0))
         return epochs
 
-    def publish_placement(self, epoch: int, slots: Mapping[Unit, int], timeout: float) -> int:
-        """Write a placement stamped with `epoch`; returns its offset once read back."""
+    def publish_placement(
+        self, epoch: int, slots: Mapping[Unit, int], timeout: float, *, config_offset: int = -1
+    ) -> int:
+        """Write a placement stamped with `epoch` and `config_offset`; returns its offset once read back."""
         deadline = time.monotonic() + timeout
-        future = self._log.send(PLACEMENT_KEY, encode_placement(epoch, slots), partition=PLACEMENT_PARTITION)
+        value = encode_placement(epoch, slots, config_offset)
+        future = self._log.send(PLACEMENT_KEY, value, partition=PLACEMENT_PARTITION)
         _, offset = _result(future, deadline, "publishing the placement")
         self._log.wait_until_read(PLACEMENT_PARTITION, offset, max(deadline - time.monotonic(), 0.0))
         return offset

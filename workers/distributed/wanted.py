@@ -6,7 +6,11 @@ Pure functions over a `ClusterConfigState` snapshot and a placement (unit-tested
 - `wanted_here`: the units placed in this worker's slots, each with the fingerprint of what it runs:
   a connector instance restarts when its config changes; a task restarts when a new set of task
   configs is committed for its connector (a new generation), even an identical one, because the
-  connector wrote it after its own config changed (Kafka's rule).
+  connector wrote it after its own config changed (Kafka's rule);
+- `removal_offset` / `startable`: a unit whose connector was deleted (or task dropped) at config-log
+  offset r is a new incarnation afterwards; it starts only from a placement decided after r (so that
+  the balancer's status housekeeping of the old incarnation is done first, `status_sweep.py`), and an
+  instance started before r is the old incarnation's.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from dataclasses import dataclass
 
 from connect.runtime.stores import ClusterConfigState
 from workers.distributed.placement import Unit, connector_unit, is_connector
+from workers.distributed.slot_log import Placement
 
 
 @dataclass(frozen=True)
@@ -36,6 +41,22 @@ def exists(snapshot: ClusterConfigState, unit: Unit) -> bool:
     if is_connector(unit):
         return snapshot.contains(unit.connector)
     return snapshot.contains(unit.connector) and snapshot.task_config(unit) is not None
+
+
+def removal_offset(snapshot: ClusterConfigState, unit: Unit) -> int:
+    """Where the unit was last removed from the config log (-1: never)."""
+    return snapshot.removal_offset(unit.connector, None if is_connector(unit) else unit.task)
+
+
+def startable(snapshot: ClusterConfigState, placement: Placement, unit: Unit) -> bool:
+    """Whether `placement` was decided after the unit's last removal, so the unit may start from it."""
+    removed = removal_offset(snapshot, unit)
+    return removed < 0 or placement.config_offset > removed
+
+
+def needs_restamp(snapshot: ClusterConfigState, placement: Placement) -> bool:
+    """Whether a unit that exists is held back by `placement` being older than its removal."""
+    return any(exists(snapshot, u) and not startable(snapshot, placement, u) for u in placement.slots)
 
 
 def fingerprint(snapshot: ClusterConfigState, unit: Unit) -> object:

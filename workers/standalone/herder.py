@@ -8,6 +8,9 @@ worker re-creates its connectors from the files on its command line at every sta
 What both modes answer the same way (name checks, PATCH, topic tracking, offsets, plug-ins, validation,
 server info) is `BaseHerder`'s; this module holds standalone's state and how its writes take effect.
 
+A cluster-scope logger level (KIP-976) is set on this worker alone, as Kafka's standalone herder does:
+here, the worker is the whole cluster.
+
 Threads: REST handler threads call the public methods; each operation holds the herder lock, so they run
 one at a time, like the tick thread of Kafka's herders. Work that must not run on the caller's thread —
 task reconfiguration asked for by a connector, KIP-745 restarts, retries — goes to the `HerderThread`,
@@ -35,6 +38,7 @@ from connect.runtime.info import (
     WorkerHealth,
 )
 from connect.runtime.kafka_clients import KafkaClients
+from connect.runtime.loggers import LoggerLevels
 from connect.runtime.offsets import OffsetStore
 from connect.runtime.plugins import PluginRegistry
 from connect.runtime.states import ConnectorTaskId, TargetState
@@ -69,7 +73,9 @@ class StandaloneHerder(BaseHerder):
         *,
         config: WorkerConfig,
         request_timeout: float = REQUEST_TIMEOUT_S,
+        loggers: LoggerLevels | None = None,
     ) -> None:
+        """`loggers`: the levels REST's `/admin/loggers` changes (default: this process's logging)."""
         super().__init__(
             worker_id=worker_id,
             config=config,
@@ -85,6 +91,7 @@ class StandaloneHerder(BaseHerder):
         self._lock = threading.RLock()
         self._thread = HerderThread(self._lock)
         self._ready = False
+        self._loggers = loggers if loggers is not None else LoggerLevels()
 
     # -- process lifecycle ---------------------------------------------------------------------
 
@@ -219,6 +226,11 @@ class StandaloneHerder(BaseHerder):
     def request_task_reconfiguration(self, name: str) -> None:
         """A connector asked for new task configs (any thread; handled on the herder thread)."""
         self._thread.submit(lambda: self._reconfigure(name, attempt=0))
+
+    # -- logger levels -------------------------------------------------------------------------
+
+    def set_cluster_logger_level(self, namespace: str, level: str) -> None:
+        self._loggers.set_level(namespace, level)
 
     # -- internals (the lock is held) ----------------------------------------------------------
 

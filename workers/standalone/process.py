@@ -115,6 +115,7 @@ class StandaloneWorker:
         # The Worker starts the store (loading the offsets file) and stops it (final flush).
         self.offset_store = FileOffsetStore(path) if path else MemoryOffsetStore()
         clients = KafkaClients.from_worker_config(self.config)
+        loggers = LoggerLevels()
         worker = Worker(
             worker_id=worker_id,
             config=self.config,
@@ -131,9 +132,10 @@ class StandaloneWorker:
             clients,
             worker_id,
             config=self.config,
+            loggers=loggers,
         )
         self.herder.start()
-        deferred.attach(create_app(self.herder, loggers=LoggerLevels()))
+        deferred.attach(create_app(self.herder, loggers=loggers))
 
     def stop(self) -> None:
         """Stop REST, then every task and connector (final offset commits), the worker and its offset store."""

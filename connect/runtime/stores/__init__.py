@@ -51,8 +51,9 @@ Interface (final; the distributed herder codes against it)::
     ClusterConfigState (frozen): offset, connector_configs, target_states, task_configs, task_config_generations,
         task_config_epochs, applied_connector_configs, inconsistent, task_count_records,
         restart_requests: {connector: RestartRecord(request, offset)}, task_restart_requests: {task: offset},
-        logger_levels, extensions; connectors(), contains(), connector_config(), target_state() (STARTED if
-        none), tasks(), task_count(), task_config(task), task_config_generation(), is_inconsistent()
+        logger_levels (in the order of their latest records), connector_removals, task_removals, extensions;
+        connectors(), contains(), connector_config(), target_state() (STARTED if none), tasks(), task_count(),
+        task_config(task), task_config_generation(), is_inconsistent(), removal_offset(connector, task=None)
     ConfigChange(kind: ChangeKind, name: str, offset: int, task: int | None)
 
     class KafkaOffsetStore:   # connect.runtime.offsets.OffsetStore
@@ -63,11 +64,14 @@ Interface (final; the distributed herder codes against it)::
             # OffsetRecord(topic, partition, key, value): for an exactly-once task's transactional producer
 
     class KafkaStatusStore:   # connect.runtime.status.StatusListener + MemoryStatusStore's reads
-        def __init__(self, topic, clients, worker_id: str, *, generation: Callable[[], int] = ..., name="status",
+        def __init__(self, topic, clients, worker_id: str, *, generation: Callable[[], int] = ...,
+                     unit_generation: Callable[[str, int | None], int | None] | None = None, name="status",
                      ...) -> None
         start(timeout), stop(), read_to_end(timeout); connector_status, task_status, task_statuses,
         connector_snapshot, all, active_topics, reset_active_topics; connector_entry/task_entry -> StatusEntry
         (status, generation); topic_statuses(connector) -> list[TopicStatus]
+        def stored(self) -> StoredStatuses          # every key read: connectors, tasks (with entries), topics
+        def tombstone(self, *, connectors=(), tasks=(), topics=(), timeout: float) -> None  # blocks until acked
 """
 
 from connect.runtime.stores.cluster_config import ChangeKind, ClusterConfigState, ConfigChange, RestartRecord
@@ -76,7 +80,7 @@ from connect.runtime.stores.config_state import ConfigLogState
 from connect.runtime.stores.murmur2 import key_partition, murmur2
 from connect.runtime.stores.offset_store import KafkaOffsetStore, OffsetRecord
 from connect.runtime.stores.status_records import StatusEntry, TopicStatus
-from connect.runtime.stores.status_store import KafkaStatusStore
+from connect.runtime.stores.status_store import KafkaStatusStore, StoredStatuses, UnitGeneration
 from connect.runtime.stores.topics import internal_topic_specs
 
 __all__ = [
@@ -91,7 +95,9 @@ __all__ = [
     "OffsetRecord",
     "RestartRecord",
     "StatusEntry",
+    "StoredStatuses",
     "TopicStatus",
+    "UnitGeneration",
     "internal_topic_specs",
     "key_partition",
     "murmur2",

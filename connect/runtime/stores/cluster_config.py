@@ -69,7 +69,12 @@ class ClusterConfigState:
     task_count_records: Mapping[str, int] = field(default_factory=dict)
     restart_requests: Mapping[str, RestartRecord] = field(default_factory=dict)
     task_restart_requests: Mapping[ConnectorTaskId, int] = field(default_factory=dict)
+    # KIP-976 cluster-wide logger levels, in the order of their latest records (apply them in this order).
     logger_levels: Mapping[str, str] = field(default_factory=dict)
+    # Where each connector was last deleted, and each task last dropped by a commit (fewer tasks, none, or an
+    # incomplete set): a status written before that offset is an earlier incarnation's.
+    connector_removals: Mapping[str, int] = field(default_factory=dict)
+    task_removals: Mapping[ConnectorTaskId, int] = field(default_factory=dict)
     extensions: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     def connectors(self) -> list[str]:
@@ -101,3 +106,10 @@ class ClusterConfigState:
 
     def is_inconsistent(self, name: str) -> bool:
         return name in self.inconsistent
+
+    def removal_offset(self, connector: str, task: int | None = None) -> int:
+        """The config-log offset where the connector instance (`task` None) or task was last removed; -1 if never."""
+        removed = self.connector_removals.get(connector, -1)
+        if task is None:
+            return removed
+        return max(removed, self.task_removals.get(ConnectorTaskId(connector, task), -1))

@@ -8,7 +8,11 @@ the immutable `ClusterConfigState`. Rules (kafka-connect.md §4.1):
   records are dropped at every commit. A commit for a connector without config is ignored;
 - with kconnect's `epoch`, a commit or task record older than the connector's last applied epoch is
   a zombie's and ignored, and a commit applies only task records of its own epoch;
-- `target-state-<c>` uses `state.v2` when present; absent means STARTED.
+- `target-state-<c>` uses `state.v2` when present; absent means STARTED;
+- the offsets where connectors were deleted and tasks dropped are remembered (`removal_offset`): statuses
+  and placements older than a unit's removal belong to an earlier incarnation of it;
+- `logger-cluster-<namespace>` levels are kept in the order of their latest records, the order in which
+  applying them gives what applying the whole log would.
 Records that cannot be parsed are logged and skipped, as Kafka does. Not thread-safe: `ConfigLog`
 applies records on its reader thread under its lock.
 """
@@ -47,6 +51,8 @@ class ConfigLogState:
         self._restarts: dict[str, RestartRecord] = {}
         self._task_restarts: dict[ConnectorTaskId, int] = {}
         self._logger_levels: dict[str, str] = {}
+        self._connector_removals: dict[str, int] = {}
+        self._task_removals: dict[ConnectorTaskId, int] = {}
         self._extensions: dict[str, dict[str, Any]] = {}
         self._snapshot: ClusterConfigState | None = ClusterConfigState()
 
@@ -69,6 +75,8 @@ class ConfigLogState:
                 restart_requests=dict(self._restarts),
                 task_restart_requests=dict(self._task_restarts),
                 logger_levels=dict(self._logger_levels),
+                connector_removals=dict(self._connector_removals),
+                task_removals=dict(self._task_removals),
                 extensions={k: dict(v) for k, v in self._extensions.items()},
             )
         return self._snapshot
@@ -128,6 +136,10 @@ class ConfigLogState:
             self._restarts.pop(name, None)
             for task in [t for t in self._task_restarts if t.connector == name]:
                 del self._task_restarts[task]
+            # The connector's removal covers its tasks' (it is later than any of theirs).
+            self._connector_removals[name] = offset
+            for task in [t for t in self._task_removals if t.connector == name]:
+                del self._task_removals[task]
             return ConfigChange(ChangeKind.CONNECTOR_REMOVED, name, offset)
         properties = records.parse_properties(value)
         if properties is None:
@@ -180,6 +192,9 @@ class ConfigLogState:
         if epoch is not None:
             self._epochs[name] = epoch
         complete = all(index in staged and (epoch is None or staged[index].epoch == epoch) for index in range(count))
+        previous_count = len(self._task_configs.get(name, ()))
+        for index in range(count if complete else 0, previous_count):
+            self._task_removals[ConnectorTaskId(name, index)] = offset
         if complete:
             self._task_configs[name] = tuple(staged[index].config for index in range(count))
             self._applied[name] = self._configs[name]
@@ -245,6 +260,8 @@ class ConfigLogState:
             if not isinstance(level, str):
                 log.error("Logger level record of %s at offset %d is not valid; skipped", namespace, offset)
                 return None
+            # Re-inserted, so that the dict's order is the order of the latest records.
+            self._logger_levels.pop(namespace, None)
             self._logger_levels[namespace] = level
         return ConfigChange(ChangeKind.LOGGER_LEVEL, namespace, offset)
 

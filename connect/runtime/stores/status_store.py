@@ -7,7 +7,14 @@ topic, so any worker answers for all. Writes are asynchronous and a status is vi
 
 Zombie protection as in Kafka: FAILED and UNASSIGNED are written "safely", i.e. skipped when the
 current status belongs to another worker with a higher generation, and a stale UNASSIGNED read from
-the topic never replaces a status of a newer generation (KAFKA-12525).
+the topic never replaces a status of a newer generation (KAFKA-12525). A status is stamped with the
+generation its connector instance or task was started under when the owner says so (`unit_generation`),
+else with the worker's current one, so that what an instance writes late stays older than whatever
+replaced it.
+
+Deletion: the StatusListener's `*_deletion` calls tombstone asynchronously, as Kafka does; `stored` and
+`tombstone` let a cluster's housekeeper find and remove statuses nothing backs any more, and know when
+Kafka has them.
 
 Threads: listener methods from task, connector and herder threads; reads from any thread; the reader
 thread applies records. One lock guards the cache.
@@ -15,13 +22,15 @@ thread applies records. One lock guards the cache.
 
 from __future__ import annotations
 
+import concurrent.futures
 import logging
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from concurrent.futures import Future
+from dataclasses import dataclass
 
-from connect.api.errors import ConnectError
+from connect.api.errors import ConnectError, RetriableError
 from connect.runtime.info import InstanceStatus
 from connect.runtime.kafka_clients import KafkaClients
 from connect.runtime.kafka_log import KafkaLog
@@ -38,6 +47,18 @@ def _no_generation() -> int:
     return 0
 
 
+UnitGeneration = Callable[[str, int | None], int | None]
+
+
+@dataclass(frozen=True)
+class StoredStatuses:
+    """Every status this worker has read: connectors', tasks', and topic records by (topic, connector)."""
+
+    connectors: Mapping[str, StatusEntry]
+    tasks: Mapping[ConnectorTaskId, StatusEntry]
+    topics: Mapping[tuple[str, str], TopicStatus]
+
+
 class KafkaStatusStore(StatusTransitions):
     def __init__(
         self,
@@ -46,14 +67,18 @@ class KafkaStatusStore(StatusTransitions):
         worker_id: str,
         *,
         generation: Callable[[], int] = _no_generation,
+        unit_generation: UnitGeneration | None = None,
         name: str = "status",
         producer_overrides: Mapping[str, str] | None = None,
         consumer_overrides: Mapping[str, str] | None = None,
     ) -> None:
-        """`generation()` is asked at each write: the worker's current group generation (or epoch)."""
+        """`generation()` is asked at each write: the worker's current group generation (or epoch).
+        `unit_generation(connector, task)` (task None: the connector instance), when given and not None,
+        is the generation that instance was started under, and is written instead."""
         self.topic = topic
         self.worker_id = worker_id
         self._generation = generation
+        self._unit_generation = unit_generation
         self._lock = threading.Lock()
         self._connectors: dict[str, StatusEntry] = {}
         self._tasks: dict[ConnectorTaskId, StatusEntry] = {}
@@ -123,6 +148,12 @@ class KafkaStatusStore(StatusTransitions):
         with self._lock:
             return self._tasks.get(task)
 
+    def connector_entries(self, connector: str) -> tuple[StatusEntry | None, dict[int, StatusEntry]]:
+        """The connector's status and its tasks' by task number, with their generations, as one read."""
+        with self._lock:
+            tasks = {t.task: e for t, e in sorted(self._tasks.items()) if t.connector == connector}
+            return self._connectors.get(connector), tasks
+
     def task_statuses(self, connector: str) -> dict[int, InstanceStatus]:
         with self._lock:
             return self._task_statuses(connector)
@@ -153,6 +184,41 @@ class KafkaStatusStore(StatusTransitions):
         for topic in topics:
             self._send(records.topic_key(topic, connector), None)
 
+    def stored(self) -> StoredStatuses:
+        with self._lock:
+            return StoredStatuses(
+                dict(self._connectors),
+                dict(self._tasks),
+                {(topic, c): status for c, topics in self._topics.items() for topic, status in topics.items()},
+            )
+
+    def tombstone(
+        self,
+        *,
+        connectors: Collection[str] = (),
+        tasks: Collection[ConnectorTaskId] = (),
+        topics: Collection[tuple[str, str]] = (),
+        timeout: float,
+    ) -> None:
+        """Delete these statuses ((topic, connector) for topics); returns once Kafka acknowledged every one.
+
+        RetriableError if Kafka did not within `timeout`; ConnectError if a write failed.
+        """
+        keys = [
+            *(records.connector_key(c) for c in connectors),
+            *(records.task_key(t) for t in tasks),
+            *(records.topic_key(topic, c) for topic, c in topics),
+        ]
+        deadline = time.monotonic() + timeout
+        futures = [self._log.send(key, None) for key in keys]
+        for key, future in zip(keys, futures, strict=True):
+            try:
+                future.result(timeout=max(deadline - time.monotonic(), 0.0))
+            except concurrent.futures.TimeoutError:
+                raise RetriableError(f"Timed out deleting the status {key.decode(errors='replace')}") from None
+            except Exception as exc:
+                raise ConnectError(f"Could not delete the status {key.decode(errors='replace')}: {exc}") from exc
+
     def _task_statuses(self, connector: str) -> dict[int, InstanceStatus]:
         return {t.task: e.status for t, e in sorted(self._tasks.items()) if t.connector == connector}
 
@@ -163,7 +229,7 @@ class KafkaStatusStore(StatusTransitions):
     # -- writes ---------------------------------------------------------------------------------
 
     def _put_connector(self, connector: str, state: State, trace: str | None = None, *, safe: bool = False) -> None:
-        entry = StatusEntry(InstanceStatus(state, self.worker_id, trace), self._generation())
+        entry = StatusEntry(InstanceStatus(state, self.worker_id, trace), self._generation_of(connector, None))
         with self._lock:
             if safe and not self._may_overwrite(self._connectors.get(connector), entry):
                 log.debug("Not writing %s for connector %s: a newer worker owns it", state.value, connector)
@@ -171,12 +237,18 @@ class KafkaStatusStore(StatusTransitions):
         self._send(records.connector_key(connector), records.status_value(entry))
 
     def _put_task(self, task: ConnectorTaskId, state: State, trace: str | None = None, *, safe: bool = False) -> None:
-        entry = StatusEntry(InstanceStatus(state, self.worker_id, trace), self._generation())
+        entry = StatusEntry(
+            InstanceStatus(state, self.worker_id, trace), self._generation_of(task.connector, task.task)
+        )
         with self._lock:
             if safe and not self._may_overwrite(self._tasks.get(task), entry):
                 log.debug("Not writing %s for task %s: a newer worker owns it", state.value, task)
                 return
         self._send(records.task_key(task), records.status_value(entry))
+
+    def _generation_of(self, connector: str, task: int | None) -> int:
+        started = self._unit_generation(connector, task) if self._unit_generation is not None else None
+        return started if started is not None else self._generation()
 
     @staticmethod
     def _may_overwrite(current: StatusEntry | None, new: StatusEntry) -> bool:
