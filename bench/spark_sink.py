@@ -43,9 +43,16 @@ from bench.spark_kafka.streaming import StreamingPeer
 log = logging.getLogger(__name__)
 
 GROUP = "spark"
+KCONNECT_ARROW = "kconnect-arrow"
 STREAMING = "spark-streaming"
 ARROW = "pyarrow"
-LABELS = {KCONNECT: SYSTEM_LABELS[KCONNECT], STREAMING: "Spark Structured Streaming", ARROW: "plain pyarrow writer"}
+LABELS = {
+    KCONNECT: SYSTEM_LABELS[KCONNECT],
+    KCONNECT_ARROW: "kconnect, batch.handoff=arrow",
+    STREAMING: "Spark Structured Streaming",
+    ARROW: "plain pyarrow writer",
+}
+SYSTEM_ORDER = (KCONNECT, KCONNECT_ARROW, STREAMING, ARROW)
 PARTITION_COUNTS = (1, 8)
 RECORDS = {"quick": {"100B": 600_000, "1KB": 150_000}, "full": {"100B": 3_000_000, "1KB": 600_000}}
 COST_REPETITIONS = {"quick": 10, "full": 30}
@@ -66,12 +73,14 @@ METHOD = (
     "The topic is filled before timing with N JSON objects of exactly the value size (`id`, `user`, `score`, "
     "`ts` and a `pad` string that differs between records), spread evenly over its partitions. Every system "
     f"writes {CODEC} Parquet files of N / partitions / {FILES_PER_PARTITION} records per partition with the "
-    "five fields as typed columns, and the repetitions are interleaved (kconnect, Structured Streaming, "
-    "pyarrow, then again), so load from elsewhere weighs on all three alike. **kconnect**: `kconnect "
-    "standalone` with SparkParquetSinkConnector (`tasks.max=1`, ByteArrayConverter, `flush.size` = that file "
-    "size, everything else default), timed from `POST /connectors` until every partition's newest commit "
-    "manifest covers its last offset; the worker's SparkSession is up already (a second connector on an idle "
-    "topic keeps it, as any running Spark sink does). **Structured Streaming**: pyspark's own Spark with "
+    "five fields as typed columns, and the repetitions are interleaved (kconnect with each hand-off, "
+    "Structured Streaming, pyarrow, then again), so load from elsewhere weighs on all of them alike. "
+    "**kconnect**: `kconnect standalone` with SparkParquetSinkConnector (`tasks.max=1`, ByteArrayConverter, "
+    "`flush.size` = that file size, everything else default: `batch.handoff=auto`, which is the Parquet "
+    "hand-off file with this local master), timed from `POST /connectors` until every partition's newest "
+    "commit manifest covers its last offset; the worker's SparkSession is up already (a second connector on "
+    "an idle topic keeps it, as any running Spark sink does). The row `batch.handoff=arrow` is the same "
+    "worker with batches handed over by `createDataFrame` instead. **Structured Streaming**: pyspark's own Spark with "
     "`spark-sql-kafka-0-10` from Maven Central in `spark.jars`: pyspark's version when Central has it, else "
     "the newest release that resolves (settings `spark_sql_kafka` and `token_provider`), "
     "`from_json` with the schema, `writeStream.format('parquet')`, `Trigger.AvailableNow` and "
@@ -89,7 +98,8 @@ METHOD = (
 COST_METHOD = (
     "kconnect: one SparkParquetSinkTask driven directly (no Kafka), each `put` a full file of one partition "
     "(`flush.size` = 1 or 10,000 100-byte JSON records), timed until its epoch is published (decode, the Spark "
-    "job into staging, the manifest, the move), the session up already; median over the repetitions. "
+    "job into staging, the manifest, the move), the session up already; median over the repetitions, for "
+    "each `batch.handoff`. "
     "Structured Streaming: a query on a topic of 1-record micro-batches (`maxOffsetsPerTrigger=1`), the "
     "median `triggerExecution` of its batches after the first. pyarrow: `pyarrow.json` + `pq.write_table` "
     "of one file in process, median of 20."
@@ -178,9 +188,11 @@ def start_systems(ctx: RunContext, systems: Systems) -> None:
         kconnect = KconnectSink(ctx, worker_system)
         systems.closers.append(kconnect.close)
         systems.measures[KCONNECT] = kconnect.measure
+        systems.measures[KCONNECT_ARROW] = lambda cell: kconnect.measure(cell, "arrow")
     except Exception as error:
         log.exception("kconnect's worker did not start")
-        systems.unavailable[KCONNECT] = SystemResult.failed(LABELS[KCONNECT], short_reason(error))
+        for key in (KCONNECT, KCONNECT_ARROW):
+            systems.unavailable[key] = SystemResult.failed(LABELS[key], short_reason(error))
     try:
         systems.jars = spark_kafka_jars.fetch()
         settings = {
@@ -202,12 +214,15 @@ def start_systems(ctx: RunContext, systems: Systems) -> None:
 def flush_costs(ctx: RunContext, peer: StreamingPeer | None, cost_topic: str) -> dict[str, SystemResult]:
     value = json_value(0, VALUE_SIZES["100B"], "x" * 8192)
     rows: dict[str, SystemResult] = {}
+    handoffs = {KCONNECT: "auto", KCONNECT_ARROW: "arrow"}
     try:
-        ms = flush_cost.run_child(ctx, value, SPARK_OPTIONS, COST_REPETITIONS[ctx.mode])
-        rows[KCONNECT] = measured(KCONNECT, {FLUSH_1: [ms[1]], FLUSH_10K: [ms[10_000]]})
+        ms = flush_cost.run_child(ctx, value, SPARK_OPTIONS, COST_REPETITIONS[ctx.mode], tuple(handoffs.values()))
+        for key, handoff in handoffs.items():
+            rows[key] = measured(key, {FLUSH_1: [ms[handoff][1]], FLUSH_10K: [ms[handoff][10_000]]})
     except Exception as error:
         log.exception("the sink's flush cost could not be measured")
-        rows[KCONNECT] = SystemResult.failed(LABELS[KCONNECT], short_reason(error))
+        for key in handoffs:
+            rows[key] = SystemResult.failed(LABELS[key], short_reason(error))
     if peer is None:
         rows[STREAMING] = SystemResult.not_measurable(LABELS[STREAMING], "Structured Streaming did not start")
     else:
@@ -255,7 +270,7 @@ def run(ctx: RunContext) -> list[BenchmarkResult]:
             f"{cell.size} {cell.partitions}p",
             METHOD,
             THROUGHPUT_ORDER,
-            {key: rows[cell.name][key] for key in (KCONNECT, STREAMING, ARROW)},
+            {key: rows[cell.name][key] for key in SYSTEM_ORDER},
             comparisons=(Reference("Structured Streaming", STREAMING), Reference("pyarrow", ARROW)),
             ratio_metrics=(RECORDS_PER_S,),
             settings={

@@ -1,6 +1,7 @@
 """The epoch commit protocol: stage with one Spark job, commit per partition with a manifest, publish.
 
-1. Spark writes every group of the epoch to `_staging/<epoch>/s<n>/_g=<group>/` (one job per schema).
+1. Spark writes every group of the epoch to `_staging/<epoch>/s<n>/_g=<group>/` (one job per schema),
+   reading a Parquet hand-off file that is deleted right after (see `spark_sink.handoff`) or Arrow batches.
 2. Per topic partition, the manifest `_commits/<topic>/<partition>/<seq>.json` is created exclusively:
    the commit point. Losing the race (the number is taken) means another writer owns the partition's
    history from there: the partition is reported fenced, its files are not published.
@@ -24,6 +25,7 @@ from connect.api import TopicPartition
 from spark_sink.buffers import ClosedBatch
 from spark_sink.epoch import EpochPlan, PlannedCommit, plan_epoch
 from spark_sink.faults import CommitStep, FaultInjector
+from spark_sink.handoff import HandoffChoice
 from spark_sink.layout import manifest_path, staging_dir
 from spark_sink.ledger import Ledgers
 from spark_sink.manifest import Manifest, ManifestFile
@@ -65,12 +67,14 @@ class EpochCommitter:
         storage: Callable[[], Storage],
         spark: Callable[[], Any],
         faults: Callable[[], FaultInjector],
+        handoff: Callable[[], HandoffChoice],
     ) -> None:
         self.settings = settings
         self.ledgers = ledgers
         self._storage = storage
         self._spark = spark
         self._faults = faults
+        self._handoff = handoff
         self._epochs = 0
         self.current_epoch: str | None = None
         """The epoch whose Spark job may be running (its job group), for cancellation."""
@@ -116,9 +120,11 @@ class EpochCommitter:
             try:
                 located: dict[str, str] = {}
                 spark = self._spark() if plan.jobs else None
+                handoff = self._handoff() if plan.jobs else HandoffChoice(None)
                 self._faults()(CommitStep.SPARK_JOB, None)
                 for job in plan.jobs:
-                    write_job(spark, storage, job, self.settings.codec, self.settings.block_size, epoch_id)
+                    area = handoff.area_for(job.table.num_rows)
+                    write_job(spark, storage, job, self.settings.codec, self.settings.block_size, epoch_id, area)
                     located.update({g.label: path for g, path in staged_files(storage, job).items()})
             except Exception:
                 storage.delete(staging_dir(epoch_id))

@@ -38,12 +38,14 @@ SCHEMA_COMPATIBILITY_CONFIG = "schema.compatibility"
 VALUE_FORMAT_CONFIG = "value.format"
 BEHAVIOR_ON_NULL_VALUES_CONFIG = "behavior.on.null.values"
 SPARK_MASTER_CONFIG = "spark.master"
+BATCH_HANDOFF_CONFIG = "batch.handoff"
 SPARK_PREFIX = "spark."
 
 CODECS = ("snappy", "zstd", "gzip", "none")
 COMPATIBILITIES = ("NONE", "BACKWARD", "FORWARD", "FULL")
 VALUE_FORMATS = ("auto", "json", "string", "binary")
 NULL_BEHAVIORS = ("fail", "ignore")
+HANDOFFS = ("auto", "arrow", "parquet")
 
 GROUP_STORAGE = "Storage"
 GROUP_ROTATION = "Rotation"
@@ -259,6 +261,20 @@ CONFIG_DEF = (
         "passed to the SparkSession builder; JVM-level keys only apply when the session starts.",
         group=GROUP_SPARK,
     )
+    .define(
+        BATCH_HANDOFF_CONFIG,
+        ConfigType.STRING,
+        "auto",
+        ValidString.in_(*HANDOFFS),
+        Importance.LOW,
+        "How a flush's records reach Spark. parquet: pyarrow writes them to an uncompressed hand-off file that "
+        "Spark's vectorized Parquet reader loads (about twice as fast per row, with a fixed cost of its own per "
+        "Spark job); the file is in a local temporary directory with a local master, else under "
+        "<path>/_handoff/, and is deleted after the job. arrow: spark.createDataFrame on the Arrow table. auto: "
+        "parquet for jobs of at least 20000 rows with a local master; arrow for smaller jobs, for any other master "
+        "and for Spark Connect. The files written are the same either way.",
+        group=GROUP_SPARK,
+    )
 )
 
 
@@ -283,6 +299,7 @@ class SinkSettings:
     timezone: str
     timestamp_extractor: str
     timestamp_field: str
+    handoff: str
     spark_options: Mapping[str, str]
     raw: Mapping[str, Any]
 
@@ -316,6 +333,7 @@ class SinkSettings:
             timezone=timezone,
             timestamp_extractor=config.get_str(TIMESTAMP_EXTRACTOR_CONFIG),
             timestamp_field=config.get_str(TIMESTAMP_FIELD_CONFIG),
+            handoff=config.get_str(BATCH_HANDOFF_CONFIG),
             spark_options={k: v for k, v in props.items() if k.startswith(SPARK_PREFIX)},
             raw={**props, **config.values},
         )

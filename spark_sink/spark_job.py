@@ -1,17 +1,22 @@
 """The Spark side of a flush: one batch write of an Arrow table into a staging directory. Writer thread.
 
-`createDataFrame(pa.Table)` ships the Arrow data as is (Arrow is forced on by `session`); the write
-is partitioned by the synthetic `_g` column so every group lands in exactly one file: `coalesce(1)`
-for small epochs (one task, no shuffle), `repartition(k, _g)` for large ones (each group hashes to one
-task). `maxRecordsPerFile` stays off here because rotation decides file sizes.
+The table reaches Spark through the session's hand-off (`spark_sink.frames`: a Parquet hand-off file
+or `createDataFrame`; Arrow is forced on by `session`); the write is partitioned by the synthetic `_g`
+column so every group lands in exactly one file: `coalesce(1)` for small epochs (one task, no
+shuffle), `repartition(k, _g)` for large ones (each group hashes to one task). `maxRecordsPerFile`
+stays off here because rotation decides file sizes.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from connect.api import ConnectError
 from spark_sink.epoch import PlannedJob
+from spark_sink.frames import arrow_frame, parquet_frame
+from spark_sink.handoff import HandoffArea
 from spark_sink.layout import GROUP_COLUMN, StagingGroup, parse_group_dir
 from spark_sink.storage import Storage
 
@@ -23,21 +28,42 @@ class StagingError(ConnectError):
     """The Spark job did not produce the files it should have: the epoch can be retried."""
 
 
-def write_job(spark: Any, storage: Storage, job: PlannedJob, codec: str, block_size: int, job_group: str) -> None:
+def write_job(
+    spark: Any,
+    storage: Storage,
+    job: PlannedJob,
+    codec: str,
+    block_size: int,
+    job_group: str,
+    handoff: HandoffArea | None,
+) -> None:
+    """`handoff` None: the arrow hand-off; else the area the Parquet hand-off file goes to."""
     spark.sparkContext.setJobGroup(job_group, f"kconnect flush to {job.staging}", True)
-    frame = spark.createDataFrame(job.table)
     groups = len(job.files)
-    if groups > 1 and job.table.nbytes > COALESCE_BELOW_BYTES:
-        frame = frame.repartition(min(groups, spark.sparkContext.defaultParallelism), GROUP_COLUMN)
-    else:
-        frame = frame.coalesce(1)
-    (
-        frame.write.mode("errorifexists")
-        .option("compression", _SPARK_CODECS[codec])
-        .option("parquet.block.size", str(block_size))
-        .partitionBy(GROUP_COLUMN)
-        .parquet(storage.uri(job.staging))
-    )
+    spread = groups > 1 and job.table.nbytes > COALESCE_BELOW_BYTES
+    with _frame(spark, job, handoff, spread) as frame:
+        if spread:
+            frame = frame.repartition(min(groups, spark.sparkContext.defaultParallelism), GROUP_COLUMN)
+        else:
+            frame = frame.coalesce(1)
+        (
+            frame.write.mode("errorifexists")
+            .option("compression", _SPARK_CODECS[codec])
+            .option("parquet.block.size", str(block_size))
+            .partitionBy(GROUP_COLUMN)
+            .parquet(storage.uri(job.staging))
+        )
+
+
+@contextmanager
+def _frame(spark: Any, job: PlannedJob, handoff: HandoffArea | None, spread: bool) -> Iterator[Any]:
+    if handoff is None:
+        yield arrow_frame(spark, job.table)
+        return
+    # `_staging/<epoch>/s<n>` -> `<epoch>-s<n>`: unique per job, and says where it belongs.
+    name = job.staging.split("/", 1)[-1].replace("/", "-")
+    with parquet_frame(spark, job.table, handoff, name, one_row_group=not spread) as frame:
+        yield frame
 
 
 def staged_files(storage: Storage, job: PlannedJob) -> dict[StagingGroup, str]:

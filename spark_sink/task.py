@@ -1,7 +1,8 @@
 """SparkParquetSinkTask: buffers records per topic partition and hands closed files to its writer thread.
 
-Lifecycle (all on the task thread, as the runtime calls it): `start` parses settings and starts the
-writer thread (Spark itself starts lazily on the first flush). `open` recovers each assigned
+Lifecycle (all on the task thread, as the runtime calls it): `start` parses settings, deletes the
+hand-off files of dead processes and starts the writer thread (Spark itself starts lazily on the
+first flush, which also decides the hand-off). `open` recovers each assigned
 partition from its manifests and rewinds the consumer to the first unpublished offset. `put` decodes
 and buffers, closes files as rotation says and submits them to the writer without waiting.
 `pre_commit` returns the published offsets only (what the manifests cover), so Kafka's group
@@ -26,6 +27,18 @@ from spark_sink.buffers import ClosedBatch, PartitionBuffer
 from spark_sink.commit import CommitSettings, EpochCommitter, EpochOutcome
 from spark_sink.config import SinkSettings
 from spark_sink.faults import CommitStep, CrashSpec, CrashSwitch, FaultInjector, no_faults
+from spark_sink.handoff import (
+    AUTO_MIN_ROWS,
+    Handoff,
+    HandoffArea,
+    HandoffChoice,
+    LocalHandoffArea,
+    StorageHandoffArea,
+    choose_handoff,
+    local_parent,
+    sweep_local,
+    sweep_storage,
+)
 from spark_sink.intake import PartitionState, RecordIntake
 from spark_sink.ledger import Ledgers
 from spark_sink.partitioners import load_partitioner, load_timestamp_extractor
@@ -56,6 +69,8 @@ class SparkParquetSinkTask(SinkTask):
         self._lease: SessionLease | None = None
         self._storage: Storage | None = None
         self._spark_lock = threading.Lock()
+        self._handoff: Handoff | None = None
+        self._handoff_area: LocalHandoffArea | None = None
         self._writer: WriterThread | None = None
         self._intake: RecordIntake | None = None
         self._backpressure = BackPressure(1)
@@ -74,6 +89,10 @@ class SparkParquetSinkTask(SinkTask):
         if crash is not None:
             log.warning("Test hook armed: this process is killed at %s #%d", crash.step.name, crash.occurrence)
             self.fault_injector = CrashSwitch(crash, self._spark_job_running)
+        try:
+            sweep_local(local_parent())
+        except OSError:
+            log.warning("Could not clean up hand-off files under %s", local_parent(), exc_info=True)
         config = settings.raw
         extractor = load_timestamp_extractor(config) if settings.rotate_interval_ms > 0 else None
         clock = LocalClock(resolve(settings.timezone) if settings.timezone else resolve("UTC"))
@@ -85,6 +104,7 @@ class SparkParquetSinkTask(SinkTask):
             self._require_storage,
             self._require_spark,
             lambda: self.fault_injector,
+            self._require_handoff,
         )
         self._writer = WriterThread(
             f"spark-sink-writer-{self.writer_id}", committer, self._request_commit, self._cancel_jobs
@@ -97,6 +117,7 @@ class SparkParquetSinkTask(SinkTask):
             self._recover(tp, storage)
         try:
             sweep_staging(storage, int(time.time() * 1000))
+            sweep_storage(storage, int(time.time() * 1000))
         except Exception:
             log.warning("Could not clean up staging under %s", storage.root, exc_info=True)
         self._end_call()
@@ -135,6 +156,9 @@ class SparkParquetSinkTask(SinkTask):
         self._ledgers.clear()
         self._states.clear()
         with self._spark_lock:
+            if self._handoff_area is not None:
+                self._handoff_area.close()
+                self._handoff_area = None
             if self._lease is not None:
                 self._lease.release()
                 self._lease = None
@@ -144,6 +168,11 @@ class SparkParquetSinkTask(SinkTask):
     def wait_until_written(self, timeout_s: float) -> bool:
         """Blocks until every closed file is written and committed (or failed); True when all went well."""
         return self._require_writer().wait_idle(timeout_s)
+
+    @property
+    def handoff(self) -> Handoff | None:
+        """How batches reach Spark (`batch.handoff` as this session resolves it); None before the first flush."""
+        return self._handoff
 
     @property
     def settings(self) -> SinkSettings:
@@ -258,6 +287,23 @@ class SparkParquetSinkTask(SinkTask):
             if self._lease is None:
                 self._lease = SESSIONS.acquire(self.settings.spark_options)
             return self._lease.spark
+
+    def _require_handoff(self) -> HandoffChoice:
+        """How the Spark jobs get their tables (`batch.handoff`); decided on the first flush."""
+        spark = self._require_spark()
+        with self._spark_lock:
+            if self._handoff is None:
+                self._handoff = choose_handoff(self.settings.handoff, spark)
+                log.info("Spark sink task %s hands batches to Spark as %s", self.writer_id, self._handoff.value)
+            if self._handoff is Handoff.ARROW:
+                return HandoffChoice(None)
+            if self._handoff_area is None:
+                self._handoff_area = LocalHandoffArea(local_parent())
+            local = self._handoff_area
+        area: HandoffArea = local
+        if self._handoff is Handoff.STORAGE_FILE:
+            area = StorageHandoffArea(self._require_storage(), local)
+        return HandoffChoice(area, AUTO_MIN_ROWS if self.settings.handoff == "auto" else 0)
 
     def _spark_job_running(self) -> bool:
         with self._spark_lock:

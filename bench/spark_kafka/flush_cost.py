@@ -1,10 +1,11 @@
-"""The Spark sink's fixed cost per flush: one sink task driven directly, one epoch per flush.
+"""The Spark sink's fixed cost per flush: sink tasks driven directly, one epoch per flush.
 
-`python -m bench.spark_kafka.flush_cost request.json` writes JSON to the request's `result` file: per batch size, the
-milliseconds from `put` of a full file (`flush.size` records of one partition) until its epoch is
-published: decoding, the Spark job that stages the file, the manifest and the move. The SparkSession
-is started by a warm-up flush first, as it is in a running worker. With a 1-record file the time is
-the cost every flush pays whatever its size; the larger size shows what records add.
+`python -m bench.spark_kafka.flush_cost request.json` writes JSON to the request's `result` file: per
+`batch.handoff` and batch size, the milliseconds from `put` of a full file (`flush.size` records of one
+partition) until its epoch is published: decoding, the Spark job that stages the file, the manifest and
+the move. The SparkSession is started by warm-up flushes first, as it is in a running worker; the
+hand-offs' tasks take turns. With a 1-record file the time is the cost every flush pays whatever its
+size; the larger size shows what records add.
 """
 
 from __future__ import annotations
@@ -55,17 +56,24 @@ class BenchSinkContext:
         return None
 
 
-def flush_ms(request: dict[str, Any], size: int, directory: Path) -> list[float]:
+def start_task(request: dict[str, Any], handoff: str, size: int, directory: Path) -> Any:
     from spark_sink.task import SparkParquetSinkTask
 
-    tp = TopicPartition("cost", 0)
-    value = request["value"].encode()
-    props = {"path": str(directory), "flush.size": str(size), **request["spark_options"]}
+    props = {"path": str(directory), "flush.size": str(size), "batch.handoff": handoff, **request["spark_options"]}
     task = SparkParquetSinkTask()
     task.initialize(BenchSinkContext(props))
     task.start(props)
-    task.open([tp])
-    timings: list[float] = []
+    task.open([TopicPartition("cost", 0)])
+    return task
+
+
+def flush_ms(request: dict[str, Any], size: int, directory: Path) -> dict[str, list[float]]:
+    """Per hand-off, the milliseconds of each measured flush of `size` records. One task per hand-off; they
+    take turns flush by flush (in alternating order), so that the JVM warming up and other load on the
+    machine weigh on every hand-off alike."""
+    value = request["value"].encode()
+    tasks = {h: start_task(request, h, size, directory / h) for h in request["handoffs"]}
+    timings: dict[str, list[float]] = {h: [] for h in tasks}
     offset = 0
     try:
         for index in range(request["warmups"] + request["repetitions"]):
@@ -74,22 +82,28 @@ def flush_ms(request: dict[str, Any], size: int, directory: Path) -> list[float]
                 for o in range(offset, offset + size)
             ]
             offset += size
-            started = time.perf_counter()
-            task.put(records)
-            if not task.wait_until_written(120):
-                raise RuntimeError("the sink task's writer failed")
-            if index >= request["warmups"]:
-                timings.append((time.perf_counter() - started) * 1000)
+            for handoff in list(tasks) if index % 2 == 0 else list(reversed(tasks)):
+                task = tasks[handoff]
+                started = time.perf_counter()
+                task.put(records)
+                if not task.wait_until_written(120):
+                    raise RuntimeError("the sink task's writer failed")
+                if index >= request["warmups"]:
+                    timings[handoff].append((time.perf_counter() - started) * 1000)
         return timings
     finally:
-        task.stop()
+        for task in tasks.values():
+            task.stop()
 
 
-def run_child(ctx: RunContext, value: bytes, spark_options: Mapping[str, str], repetitions: int) -> dict[int, float]:
-    """This module as a child process of the run (its own JVM): milliseconds per flush by file size."""
+def run_child(
+    ctx: RunContext, value: bytes, spark_options: Mapping[str, str], repetitions: int, handoffs: tuple[str, ...]
+) -> dict[str, dict[int, float]]:
+    """This module as a child process of the run (its own JVM): milliseconds per flush by hand-off and file size."""
     directory = ctx.scratch("spark-flush-cost")
     request = {
         "value": value.decode(),
+        "handoffs": list(handoffs),
         "sizes": list(SIZES),
         "spark_options": dict(spark_options),
         "warmups": 2,
@@ -108,7 +122,10 @@ def run_child(ctx: RunContext, value: bytes, spark_options: Mapping[str, str], r
     if process.returncode != 0 or not result.exists():
         lines = [line for line in process.log_tail(200).splitlines() if line.strip() and not line.startswith("\tat ")]
         raise RuntimeError(f"flush_cost exited with {process.returncode}: {lines[-1] if lines else 'no output'}")
-    return {int(size): float(ms) for size, ms in json.loads(result.read_text()).items()}
+    return {
+        handoff: {int(size): float(ms) for size, ms in by_size.items()}
+        for handoff, by_size in json.loads(result.read_text()).items()
+    }
 
 
 def main(argv: list[str]) -> int:
@@ -118,7 +135,10 @@ def main(argv: list[str]) -> int:
     workdir = Path(request["workdir"])
     lease = SESSIONS.acquire(request["spark_options"])  # one session for every task of the run
     try:
-        result = {str(n): statistics.median(flush_ms(request, n, workdir / f"size-{n}")) for n in request["sizes"]}
+        result: dict[str, dict[str, float]] = {handoff: {} for handoff in request["handoffs"]}
+        for size in request["sizes"]:
+            for handoff, timings in flush_ms(request, size, workdir / f"size-{size}").items():
+                result[handoff][str(size)] = statistics.median(timings)
     finally:
         lease.release()
     Path(request["result"]).write_text(json.dumps(result))

@@ -4,7 +4,8 @@ The worker runs for the whole group. A connector on an idle topic (one record, `
 the worker's SparkSession and keeps it up, as any running Spark sink does (the session starts with
 the first flush and stops with the last task). Each measurement is then a new SparkParquetSinkConnector
 (a new consumer group, so it reads the topic from the beginning) into a new directory, timed from
-`POST /connectors` until every partition's newest commit manifest covers its last offset.
+`POST /connectors` until every partition's newest commit manifest covers its last offset; the same
+worker measures the sink's default hand-off and `batch.handoff=arrow`.
 """
 
 from __future__ import annotations
@@ -39,8 +40,8 @@ def newest_end(commits: Path, partition: int) -> int:
     return -1
 
 
-def sink_config(topic: str, path: Path, flush_size: int) -> dict[str, str]:
-    """The connector's settings: the sink's defaults except the file size, raw JSON bytes in."""
+def sink_config(topic: str, path: Path, flush_size: int, handoff: str = "auto") -> dict[str, str]:
+    """The connector's settings: the sink's defaults except the file size (and the hand-off), raw JSON bytes in."""
     return {
         "connector.class": "SparkParquetSinkConnector",
         "tasks.max": "1",
@@ -50,6 +51,7 @@ def sink_config(topic: str, path: Path, flush_size: int) -> dict[str, str]:
         "key.converter": BYTE_ARRAY,
         "value.converter": BYTE_ARRAY,
         "parquet.codec": CODEC,
+        "batch.handoff": handoff,
         **SPARK_OPTIONS,
     }
 
@@ -92,7 +94,8 @@ class KconnectSink:
             if task.get("state") == "FAILED":
                 raise RuntimeError(str(task.get("trace", "task failed")).strip().splitlines()[0])
 
-    def measure(self, cell: Cell) -> dict[str, float]:
+    def measure(self, cell: Cell, handoff: str = "auto") -> dict[str, float]:
+        """One connector with `batch.handoff=<handoff>` draining the cell's topic: throughput and file figures."""
         name = self._ctx.unique("spark-sink")
         path = self.worker.workdir / name
         commits = path / "_commits" / cell.topic
@@ -105,7 +108,7 @@ class KconnectSink:
             return all(newest_end(commits, p) == cell.per_partition - 1 for p in range(cell.partitions))
 
         started = time.monotonic()
-        self.worker.rest.create(name, sink_config(cell.topic, path, cell.file_records))
+        self.worker.rest.create(name, sink_config(cell.topic, path, cell.file_records, handoff))
         try:
             finished = wait_until(done, 120 + cell.records / 2_000, 0.02, f"{cell.records} records in Parquet")
         finally:

@@ -49,6 +49,10 @@ class Storage(Protocol):
         """Move a file, creating the target's parents; False when `source` does not exist."""
         ...
 
+    def upload(self, local_file: str, path: str) -> None:
+        """Move the local file `local_file` to `path` (replacing what is there), creating the parents."""
+        ...
+
     def delete(self, path: str) -> None:
         """Remove a file or a directory tree; nothing when it does not exist."""
         ...

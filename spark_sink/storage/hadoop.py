@@ -10,6 +10,7 @@ pins each Python thread to its own JVM thread).
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from spark_sink.storage.base import Entry
@@ -92,6 +93,15 @@ class HadoopStorage:
         if not self._fs.exists(self._path(self.uri(source))):
             return False
         return bool(self._fs.rename(self._path(self.uri(source)), destination))
+
+    def upload(self, local_file: str, path: str) -> None:
+        # The JVM copies the bytes (py4j would carry them as text). Not copyFromLocalFile: it needs
+        # fs.file.impl to be the checksumming LocalFileSystem, which the sink's session replaces.
+        source = self._path(f"file://{os.path.abspath(local_file)}")
+        source_fs = source.getFileSystem(self._conf)
+        copy = self._jvm.org.apache.hadoop.fs.FileUtil.copy
+        if not copy(source_fs, source, self._fs, self._path(self.uri(path)), True, True, self._conf):
+            raise OSError(f"Could not copy {local_file} to {self.uri(path)}")
 
     def delete(self, path: str) -> None:
         self._fs.delete(self._path(self.uri(path)), True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import uuid
 from urllib.parse import unquote, urlparse
 
@@ -86,9 +87,12 @@ class LocalStorage:
             return False
         return True
 
-    def delete(self, path: str) -> None:
-        import shutil
+    def upload(self, local_file: str, path: str) -> None:
+        destination = self.local(path)
+        os.makedirs(os.path.dirname(destination), exist_ok=True)
+        shutil.move(local_file, destination)  # a rename on the same filesystem
 
+    def delete(self, path: str) -> None:
         target = self.local(path)
         if os.path.isdir(target) and not os.path.islink(target):
             shutil.rmtree(target, ignore_errors=True)

@@ -4,7 +4,8 @@ A worker process runs the sink on a topic of sequence-numbered JSON records. The
 with SIGKILL at each step of the commit protocol in turn, through the test hook
 `KCONNECT_SPARK_SINK_CRASH_AT` (`spark_sink.faults`): inside the Spark job, after staging, after a
 manifest, during the moves, and after publication but before the Kafka offset commit. After each kill
-the published files hold no offset twice; a restart without the hook then commits everything produced
+the published files hold no offset twice (and a kill inside the job leaves the Parquet hand-off file it
+was reading, which the restarted task deletes); a restart without the hook then commits everything produced
 so far, and pyarrow reads every committed file: each (topic, partition, offset) and each sequence
 number is there exactly once, with no gaps. The rounds share one topic and output (each adds records,
 so the next kill meets a state that earlier kills and recoveries left). The rebalance test runs the
@@ -238,6 +239,11 @@ def assert_exactly_once(root: Path, topic: str, producer: SequenceProducer) -> N
     assert sorted(rows["seq"].to_pylist()) == list(range(producer.sent)), "every sequence number exactly once"
 
 
+def handoff_files(temp: Path) -> list[Path]:
+    """The Parquet hand-off files in the local hand-off areas of workers whose TMPDIR is `temp`."""
+    return sorted(temp.glob("kconnect-spark-handoff-*/*/*.parquet"))
+
+
 def logged(worker: SinkWorker, text: str) -> bool:
     return text in worker.log()
 
@@ -261,17 +267,25 @@ def test_kill_9_at_each_commit_step_then_restart_loses_and_duplicates_nothing(
 ) -> None:
     topic = topic_factory(partitions=PARTITIONS)
     root = tmp_path / "out"
+    temp = tmp_path / "tmp"  # the workers' TMPDIR, where local[1] puts the Parquet hand-off files
+    temp.mkdir()
     producer = SequenceProducer(kafka_bootstrap, topic)
     worker_props = worker_file(tmp_path, kafka_bootstrap, "worker")
     # Static membership: a restarted worker takes the killed one's place at once, without a session timeout.
-    sink_props = sink_file(tmp_path, "spark-crash", topic, root, **{"consumer.override.group.instance.id": "crash"})
+    # Flushes of 100 records are below what `auto` hands over as a file: ask for the file, which kills must not
+    # disturb either (bigger flushes take that path by default).
+    extra = {"consumer.override.group.instance.id": "crash", "batch.handoff": "parquet"}
+    sink_props = sink_file(tmp_path, "spark-crash", topic, root, **extra)
     producer.send(2 * FLUSH_SIZE * PARTITIONS)
 
     for round_number, step in enumerate(CRASH_STEPS):
         producer.send(FLUSH_SIZE * PARTITIONS)  # work for this round: its first epoch reaches `step`
         before = newest_manifests(root, topic)
         crashed = SinkWorker(
-            worker_props, sink_props, tmp_path / f"{round_number}-{step.value}.log", {CRASH_AT_ENV: step.name}
+            worker_props,
+            sink_props,
+            tmp_path / f"{round_number}-{step.value}.log",
+            {CRASH_AT_ENV: step.name, "TMPDIR": str(temp)},
         )
         workers.append(crashed)
         code = crashed.exit_code(120)
@@ -280,15 +294,19 @@ def test_kill_9_at_each_commit_step_then_restart_loses_and_duplicates_nothing(
         assert f"{CRASH_AT_ENV}={step.name}: killing this process" in log, crashed.log_tail()
         if step is CommitStep.SPARK_JOB:
             assert "inside the running Spark job" in log, crashed.log_tail()
+            assert handoff_files(temp), "the job read a hand-off file, which the kill left behind"
         if step is CommitStep.PRE_COMMIT:
             assert newest_manifests(root, topic) != before, "the killed worker had published something new"
         assert_no_duplicates_and_a_prefix(root, topic)
 
-        restarted = SinkWorker(worker_props, sink_props, tmp_path / f"{round_number}-{step.value}-restart.log")
+        restarted = SinkWorker(
+            worker_props, sink_props, tmp_path / f"{round_number}-{step.value}-restart.log", {"TMPDIR": str(temp)}
+        )
         workers.append(restarted)
         wait_for(functools.partial(logged, restarted, "spark-crash-0: assigned"), 120, "the recovery", restarted)
         wait_for(lambda: all_committed(root, topic, producer.per_partition()), 120, "every record committed", restarted)
         assert_exactly_once(root, topic, producer)
+        assert handoff_files(temp) == [], "the restart deleted the dead worker's hand-off files, each job its own"
         assert restarted.terminate() == 0, restarted.log_tail()
 
 
