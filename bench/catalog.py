@@ -21,6 +21,7 @@ GROUPS: tuple[Group, ...] = (
     Group("memory", "Resident memory"),
     Group("startup", "Start-up: process start to REST ready"),
     Group("failover", "Distributed mode: failover, and source throughput on 3 workers"),
+    Group("rebalance", "Distributed mode: a worker joins, a worker restarts"),
     Group("spark", "Kafka → Parquet: the Spark sink, Structured Streaming and pyarrow"),
 )
 

@@ -27,7 +27,7 @@ from bench.harness import RunContext, short_reason
 from bench.java_connect import jars as java_jars
 from bench.procs import ProcessSet
 from bench.results import BenchmarkResult, ResultsFile
-from bench.scenarios import datagen, failover, latency, memory, raw, rest, sink, source, startup
+from bench.scenarios import datagen, failover, latency, memory, raw, rebalance, rest, sink, source, startup
 from bench.settings import FULL, QUICK
 from bench.systems import JavaConnect, Kconnect, WorkerMode, WorkerSystem
 
@@ -44,6 +44,7 @@ SCENARIOS: dict[str, Scenario] = {
     "memory": memory.run,
     "startup": startup.run,
     "failover": failover.run,
+    "rebalance": rebalance.run,
     "spark": spark_sink.run,
 }
 
@@ -53,7 +54,9 @@ DEFAULT_RESULTS = REPO / "docs" / "benchmarks" / "results.json"
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0] if __doc__ else "")
-    parser.add_argument("--quick", action="store_true", help="smaller sizes; finishes in under 10 minutes")
+    parser.add_argument(
+        "--quick", action="store_true", help="smaller sizes (the Java comparison groups finish in under 10 minutes)"
+    )
     parser.add_argument(
         "--only",
         action="append",

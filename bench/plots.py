@@ -1,4 +1,5 @@
-"""PNG plots for the report: per group, grouped bars of each metric (median, whiskers from min to max).
+"""PNG plots for the report: per group, grouped bars of each metric (median, whiskers from min to max), and
+for a group whose rows carry series over time, a second plot of those.
 
 matplotlib runs on the Agg backend (no display); it is imported only when plots are drawn so the
 results and report code stay importable without it.
@@ -99,6 +100,59 @@ def draw_group(group: str, entries: list[BenchmarkResult], results: ResultsFile,
     return True
 
 
+# Series over time, stored as metrics no table shows (the rebalance group's throughput around a join): x values,
+# lines over them, and vertical marks, each named after what follows the prefix.
+SERIES_X = "series_t_s"
+SERIES_LINE = "series_line_"
+SERIES_MARK = "series_mark_"
+
+
+def draw_timeline(group: str, entries: list[BenchmarkResult], target: Path) -> bool:
+    """One panel per measured row that carries series, lines over time with its marks; False (no file) if none."""
+    rows = [row for entry in entries for row in entry.systems.values() if row.status is Status.MEASURED]
+    rows = [row for row in rows if SERIES_X in row.metrics]
+    if not rows:
+        return False
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(len(rows), 1, figsize=(10.0, 2.8 * len(rows)), sharex=True, squeeze=False)
+    for axis, row in zip(axes[:, 0], rows, strict=True):
+        xs = row.metrics[SERIES_X].samples
+        unit = ""
+        for name, metric in row.metrics.items():
+            label = name.removeprefix(SERIES_LINE).removeprefix(SERIES_MARK).replace("_", " ")
+            if name.startswith(SERIES_LINE) and len(metric.samples) == len(xs):
+                axis.plot(xs, metric.samples, label=label, drawstyle="steps-mid", linewidth=1.2)
+                unit = metric.unit
+            elif name.startswith(SERIES_MARK):
+                for at in metric.samples:
+                    axis.axvline(at, linestyle="--", linewidth=0.9, color="grey")
+                    axis.annotate(
+                        label,
+                        (at, 1.0),
+                        xycoords=("data", "axes fraction"),
+                        fontsize=7,
+                        rotation=90,
+                        va="top",
+                        ha="right",
+                    )
+        axis.set_title(row.label, fontsize=9)
+        axis.set_ylabel(unit, fontsize=8)
+        axis.set_ylim(bottom=0)
+        axis.grid(alpha=0.3)
+        axis.legend(fontsize=7, loc="lower left")
+    axes[-1, 0].set_xlabel("seconds from the start of the new worker's process", fontsize=8)
+    figure.suptitle(group_title(group) + ": per 0.5 s window", fontsize=11)
+    figure.tight_layout()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(target, dpi=100)
+    plt.close(figure)
+    return True
+
+
 def draw_all(results: ResultsFile, directory: Path, relative_to: Path) -> Mapping[str, str]:
     """Plot every group with measurements into `directory`; group -> path relative to `relative_to`."""
     by_group: dict[str, list[BenchmarkResult]] = {}
@@ -111,4 +165,9 @@ def draw_all(results: ResultsFile, directory: Path, relative_to: Path) -> Mappin
             written[group] = target.relative_to(relative_to).as_posix()
         else:
             target.unlink(missing_ok=True)
+        timeline = directory / f"{group}{report.TIMELINE_SUFFIX}.png"
+        if draw_timeline(group, entries, timeline):
+            written[f"{group}{report.TIMELINE_SUFFIX}"] = timeline.relative_to(relative_to).as_posix()
+        else:
+            timeline.unlink(missing_ok=True)
     return written

@@ -56,6 +56,8 @@ STRING_CONVERTER = "org.apache.kafka.connect.storage.StringConverter"
 FILE_SOURCE = "org.apache.kafka.connect.file.FileStreamSourceConnector"
 FILE_SINK = "org.apache.kafka.connect.file.FileStreamSinkConnector"
 DATAGEN = "DatagenConnector"
+# Kafka's own rate-limited test source (connect-test-plugins), Java's peer of a rate-limited datagen.
+VERIFIABLE_SOURCE = "org.apache.kafka.connect.tools.VerifiableSourceConnector"
 
 VALUE_SIZES: dict[str, int] = {"100B": 100, "1KB": 1024}
 FILE_BATCH_SIZE = 2000  # FileStreamSource's `batch.size` default, written out on both sides.
@@ -90,6 +92,13 @@ class Sizes:
     failover_bound_seconds: float
     failover_default_kills: int
     failover_default_bound_seconds: float
+    # rebalance: joins of a 4th worker (each after the first follows a SIGTERM of that worker), then restarts of
+    # one worker; Java's default-delay cluster joins once (a leave holds the leaver's tasks for 5 minutes) and
+    # restarts `rebalance_default_restarts` times (0: that cluster is not run).
+    rebalance_joins: int
+    rebalance_restarts: int
+    rebalance_default_restarts: int
+    rebalance_steady_seconds: float
 
     def to_json(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -120,6 +129,11 @@ FULL = Sizes(
     # Each kill under Java's default delay takes about 5 minutes to recover: 20 would add 2 hours.
     failover_default_kills=3,
     failover_default_bound_seconds=420.0,
+    rebalance_joins=5,
+    rebalance_restarts=3,
+    # Each takes the whole 5-minute delay (see bench/scenarios/rebalance.py).
+    rebalance_default_restarts=1,
+    rebalance_steady_seconds=10.0,
 )
 
 QUICK = Sizes(
@@ -146,4 +160,8 @@ QUICK = Sizes(
     failover_bound_seconds=60.0,
     failover_default_kills=1,
     failover_default_bound_seconds=25.0,
+    rebalance_joins=2,
+    rebalance_restarts=1,
+    rebalance_default_restarts=0,
+    rebalance_steady_seconds=6.0,
 )

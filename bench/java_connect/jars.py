@@ -1,17 +1,20 @@
 """Resolves Kafka Connect's Java runtime from Maven Central into a per-version cache outside the repo.
 
 `pom.xml` beside this module names the classpath. The cache holds `connect-<version>/libs` (the
-classpath) and `connect-<version>/plugins/connect-file` (the FileStream connectors, loaded from
-`plugin.path` as in Kafka's distribution), completed by a marker recording the descriptor's digest.
+classpath), `connect-<version>/plugins/connect-file` (the FileStream connectors, loaded from
+`plugin.path` as in Kafka's distribution) and `connect-<version>/tools` (Kafka's test connectors with the
+kafka-server-common jar only they need; on the classpath of the workers that ask for them), completed by a
+marker recording the descriptor's digest and the layout.
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
+import os
 import shutil
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from workers.kafka_local.jars import cache_root
@@ -21,20 +24,33 @@ log = logging.getLogger(__name__)
 POM = Path(__file__).with_name("pom.xml")
 MARKER = ".kconnect-complete"
 PLUGIN_JARS = ("connect-file",)
+# Moved out of `libs` into `tools`: a worker loads `org.apache.kafka.connect.tools` classes from its classpath only
+# (they are not isolated by plugin.path), and no benchmark but the one that runs them should carry them.
+TOOL_JARS = ("connect-test-plugins", "kafka-server-common")
+LAYOUT = b"libs, plugins/<plugin>, tools"
 
 
 @dataclass(frozen=True)
 class ConnectJars:
     libs: Path
     plugins: Path
+    extra: tuple[Path, ...] = ()  # further classpath directories
 
     @property
     def classpath(self) -> str:
-        return str(self.libs / "*")
+        return os.pathsep.join(str(directory / "*") for directory in (self.libs, *self.extra))
+
+    @property
+    def tools(self) -> Path:
+        return self.libs.parent / "tools"
+
+    def with_tools(self) -> ConnectJars:
+        """These jars with Kafka's test connectors (VerifiableSourceConnector, ...) on the classpath too."""
+        return replace(self, extra=(*self.extra, self.tools))
 
 
 def _fingerprint(version: str) -> str:
-    return hashlib.sha256(version.encode() + b"\0" + POM.read_bytes()).hexdigest()
+    return hashlib.sha256(version.encode() + b"\0" + POM.read_bytes() + b"\0" + LAYOUT).hexdigest()
 
 
 def layout(version: str, cache: Path | None = None) -> ConnectJars:
@@ -78,5 +94,9 @@ def fetch(version: str, cache: Path | None = None) -> ConnectJars:
         directory.mkdir(parents=True)
         for jar in jars.libs.glob(f"{plugin}-{version}.jar"):
             jar.rename(directory / jar.name)
+    jars.tools.mkdir(parents=True)
+    for artifact in TOOL_JARS:
+        for jar in jars.libs.glob(f"{artifact}-{version}.jar"):
+            jar.rename(jars.tools / jar.name)
     marker.write_text(_fingerprint(version) + "\n")
     return jars

@@ -1,4 +1,5 @@
-"""A cluster of distributed workers of one system: started together, killed and restarted one at a time.
+"""A cluster of distributed workers of one system: started together, killed, stopped (SIGTERM) and restarted one at
+a time, and joined by members added later.
 
 Every member keeps one REST port for its whole life, so a restarted member comes back with the same
 worker id (`127.0.0.1:<port>`), as a restarted container would, and statuses are matched to members
@@ -134,6 +135,37 @@ class WorkerCluster:
         """Start `member` again on its port; seconds until it is healthy (has joined the group)."""
         process = self._spawn(member)
         return wait_ready(self.system, self.processes, process, member.rest, WorkerMode.DISTRIBUTED, timeout)
+
+    def add_member(self) -> ClusterMember:
+        """A new member on a port of its own, not started yet: a worker that joins the running cluster later."""
+        index = len(self.members) + 1
+        port = free_port({member.port for member in self.members})
+        rest = ConnectRest(f"http://127.0.0.1:{port}", timeout=10.0)
+        member = ClusterMember(f"{self.system.key}-{index}", port, self.workdir / f"worker-{index}", rest)
+        self.members.append(member)
+        return member
+
+    def launch(self, member: ClusterMember) -> ManagedProcess:
+        """Start `member` without waiting for it; its process's `started_at` is the moment of the spawn."""
+        if member.process is not None:
+            raise RuntimeError(f"{member.name} is already running")
+        return self._spawn(member)
+
+    def wait_healthy(self, member: ClusterMember, timeout: float = 180.0) -> float:
+        """Seconds from `member`'s spawn until it is healthy (has joined the group); raises if it never is."""
+        if member.process is None:
+            raise RuntimeError(f"{member.name} is not running")
+        return wait_ready(self.system, self.processes, member.process, member.rest, WorkerMode.DISTRIBUTED, timeout)
+
+    def terminate(self, member: ClusterMember, timeout: float = 60.0) -> float:
+        """SIGTERM of `member` (a graceful leave: it hands its work over) and wait until it exited, SIGKILL after
+        `timeout`; returns the monotonic time just before the signal."""
+        if member.process is None:
+            raise RuntimeError(f"{member.name} is not running")
+        signalled_at = time.monotonic()
+        self.processes.stop(member.process, timeout)
+        member.process = None  # down on purpose: not a worker that exited on its own
+        return signalled_at
 
     def leader(self) -> ClusterMember | None:
         """The member the live members last named their group's leader (most votes), if the system names one."""
