@@ -160,7 +160,8 @@ QUICK = Sizes(
     failover_bound_seconds=60.0,
     failover_default_kills=1,
     failover_default_bound_seconds=25.0,
-    rebalance_joins=2,
+    # One join and one restart per cluster: the group then takes about 4 minutes, most of it Java's set-up.
+    rebalance_joins=1,
     rebalance_restarts=1,
     rebalance_default_restarts=0,
     rebalance_steady_seconds=6.0,
