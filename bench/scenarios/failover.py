@@ -307,7 +307,7 @@ def kills_entry(ctx: RunContext, rows: Mapping[str, SystemResult]) -> BenchmarkR
     method = (
         KILL_METHOD.format(connectors=sizes.failover_connectors)
         + f" Kills: {sizes.failover_kills} per row (Java default: {sizes.failover_default_kills}, as each of its "
-        "kills takes about 5 minutes unless cut off); bounds {sizes.failover_bound_seconds:.0f} s (Java default: "
+        f"kills takes about 5 minutes unless cut off); bounds {sizes.failover_bound_seconds:.0f} s (Java default: "
         f"{sizes.failover_default_bound_seconds:.0f} s). Times run from just before the signal to the end of the "
         "poll round that saw everything moved, so they include up to one poll round (its mean is in Details). "
         f"kconnect's target is S + H + 2 s = {TARGET_S:.0f} s at p99."
