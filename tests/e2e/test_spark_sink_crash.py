@@ -198,8 +198,18 @@ def newest_manifests(root: Path, topic: str) -> dict[int, dict[str, object]]:
 
 
 def all_committed(root: Path, topic: str, expected: Mapping[int, int]) -> bool:
+    """Every partition's newest manifest ends at its last record, and that commit's files are in place.
+
+    The manifest is the commit point; its files are moved to their final names right after it, so a reader
+    of <root>/topics sees them a moment later (the moves of older commits finish before the next manifest).
+    """
     newest = newest_manifests(root, topic)
-    return all(p in newest and newest[p]["end_offset"] == count - 1 for p, count in expected.items())
+    return all(
+        p in newest
+        and newest[p]["end_offset"] == count - 1
+        and all((root / str(f["path"])).is_file() for f in newest[p]["files"])  # type: ignore[attr-defined]
+        for p, count in expected.items()
+    )
 
 
 def committed_rows(root: Path) -> pa.Table:
