@@ -28,6 +28,7 @@ from spark_sink.faults import CommitStep
 from tests.spark.conftest import (
     BASE_TIME_MS,
     SinkHarness,
+    interleave,
     json_records,
     offsets_by_partition,
     read_dataset,
@@ -244,3 +245,25 @@ def test_back_pressure_pauses_until_the_writer_drained(
     table = read_dataset(tmp_path / "out")
     for partition, offsets in offsets_by_partition(table).items():
         assert offsets == list(range(published[TopicPartition("things", partition)])), "no gaps, no duplicates"
+
+
+def test_a_revoked_partition_drops_its_open_file_and_its_next_owner_resumes_after_the_manifests(
+    harness_factory: Callable[..., SinkHarness], tmp_path: Path
+) -> None:
+    tps = [TopicPartition("things", 0), TopicPartition("things", 1)]
+    sink = harness_factory(flush_size=500, store_kafka_metadata="true")
+    sink.open(*tps)
+    # Full consumer batches (500 records: a backlog), two partitions interleaved: 5 files each, and
+    # 250 records of each in its open file.
+    for start in range(0, 2750, 250):
+        sink.put(interleave(*(json_records(tp, range(start, start + 250)) for tp in tps)))
+    assert sink.task.wait_until_written(60)
+    sink.task.close([tps[1]])  # its 250 buffered records are dropped with it
+    assert sink.task.pre_commit({}) == {tps[0]: 2500}
+    assert sink.open(tps[1]) == {tps[1]: 2500}, "the next owner (here the same task) rewinds to the manifests"
+    sink.put(json_records(tps[0], range(2750, 3000)))
+    for start in range(2500, 3000, 250):
+        sink.put(json_records(tps[1], range(start, start + 250)))
+    assert sink.flush_all() == {tps[0]: 3000, tps[1]: 3000}
+    offsets = offsets_by_partition(read_dataset(tmp_path / "out"))
+    assert offsets == {0: list(range(3000)), 1: list(range(3000))}, "every offset once, no gaps"
