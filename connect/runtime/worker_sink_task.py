@@ -36,6 +36,7 @@ from connect.api.converter import Converter, HeaderConverter
 from connect.api.errors import ConnectError, RetriableError
 from connect.api.records import Header, SinkRecord, TimestampType, TopicPartition
 from connect.api.task import SinkTask
+from connect.runtime.converters.simple import passthrough_schema
 from connect.runtime.error_handling import SKIP, DeadLetterQueueReporter, ErrorHandler, RebuiltMessage, Stage, all_of
 from connect.runtime.kafka_clients import KafkaMessage, SinkConsumer
 from connect.runtime.states import ConnectorTaskId, TargetState
@@ -240,6 +241,8 @@ class WorkerSinkTask(WorkerTask):
         offsets: dict[TopicPartition, int] = {}
         key_to = self.key_converter.to_connect_data
         value_to = self.value_converter.to_connect_data
+        raw_key_schema = passthrough_schema(self.key_converter)
+        raw_value_schema = passthrough_schema(self.value_converter)
         header_to = self.header_converter.to_connect_header
         seen = self._topics_seen
         timestamp_types = _TIMESTAMP_TYPES
@@ -263,17 +266,25 @@ class WorkerSinkTask(WorkerTask):
                     offsets[tp] = offset + 1
                     raw_headers = message.headers()
                     headers = self._headers(topic, raw_headers, header_to) if raw_headers else ()
-                    key = key_to(topic, message.key(), headers)
-                    value = value_to(topic, message.value(), headers)
+                    if raw_key_schema is None:
+                        key = key_to(topic, message.key(), headers)
+                        key_schema, key_value = key.schema, key.value
+                    else:
+                        key_schema, key_value = raw_key_schema, message.key()
+                    if raw_value_schema is None:
+                        value = value_to(topic, message.value(), headers)
+                        value_schema, value_value = value.schema, value.value
+                    else:
+                        value_schema, value_value = raw_value_schema, message.value()
                     timestamp_type, timestamp = message.timestamp()
                     append(
                         SinkRecord(
                             topic,
                             partition,
-                            key.schema,
-                            key.value,
-                            value.schema,
-                            value.value,
+                            key_schema,
+                            key_value,
+                            value_schema,
+                            value_value,
                             offset,
                             timestamp if timestamp_type else None,
                             timestamp_types[timestamp_type],

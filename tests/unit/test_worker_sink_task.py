@@ -10,8 +10,11 @@ from concurrent.futures import Future
 from typing import Any
 
 from connect.api import RetriableError, SinkRecord, SinkTask, TopicPartition
+from connect.api.converter import Converter
+from connect.api.data import OPTIONAL_BYTES_SCHEMA, OPTIONAL_STRING_SCHEMA, SchemaAndValue
+from connect.api.records import Headers
 from connect.runtime.connector_config import ErrorHandlingSettings, ErrorTolerance
-from connect.runtime.converters import SimpleHeaderConverter, StringConverter
+from connect.runtime.converters import ByteArrayConverter, SimpleHeaderConverter, StringConverter
 from connect.runtime.error_handling import DeadLetterQueueReporter, ErrorHandler, LogReporter
 from connect.runtime.kafka_clients import KafkaMessage
 from connect.runtime.states import ConnectorTaskId, State, TargetState
@@ -88,11 +91,13 @@ class Harness:
         flush_interval_ms: int = 60_000,
         target: TargetState = TargetState.STARTED,
         consumer: FakeConsumer | None = None,
+        converters: tuple[Converter, Converter] | None = None,
     ) -> None:
         self.task = RecordingSinkTask()
         self.status = MemoryStatusStore("worker-1")
         self.consumer = consumer or FakeConsumer([P0, P1])
-        key, value, header = StringConverter(), StringConverter(), SimpleHeaderConverter()
+        key, value = converters or (StringConverter(), StringConverter())
+        header = SimpleHeaderConverter()
         key.configure({}, True)
         value.configure({}, False)
         header.configure({})
@@ -155,6 +160,26 @@ def test_records_arrive_converted_in_partition_order_and_offsets_are_committed()
     h.stop()
     assert h.task.closed == [[P0, P1]] and h.task.stopped and h.consumer.closed
     assert h.state() is State.UNASSIGNED
+
+
+class UpperCaseBytes(ByteArrayConverter):
+    """A subclass that converts: the sink loop must call it, not pass the bytes through."""
+
+    def to_connect_data(self, topic: str, value: bytes | None, headers: Headers = ()) -> SchemaAndValue:
+        return SchemaAndValue(OPTIONAL_STRING_SCHEMA, None if value is None else value.decode().upper())
+
+
+def test_byte_array_converters_hand_the_raw_bytes_over_and_a_subclass_still_converts() -> None:
+    h = Harness(converters=(ByteArrayConverter(), UpperCaseBytes()))
+    h.consumer.append("in", 0, b"abc", key=b"\x00\xff")
+    h.consumer.append("in", 0, None, key=None)
+    h.start()
+    wait_until(lambda: len(h.task.received) == 2, what="both records")
+    h.stop()
+    first, tombstone = h.task.received
+    assert (first.key_schema, first.key) == (OPTIONAL_BYTES_SCHEMA, b"\x00\xff")
+    assert (first.value_schema, first.value) == (OPTIONAL_STRING_SCHEMA, "ABC")
+    assert (tombstone.key_schema, tombstone.key, tombstone.value) == (OPTIONAL_BYTES_SCHEMA, None, None)
 
 
 def test_put_is_called_with_empty_batches_when_idle() -> None:

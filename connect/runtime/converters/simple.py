@@ -132,3 +132,13 @@ class ByteArrayConverter(Converter, HeaderConverter):
         if value is None:
             return NULL_SCHEMA_AND_VALUE
         return self.to_connect_data(topic, value)
+
+
+def passthrough_schema(converter: Converter) -> Schema | None:
+    """The schema `converter` gives every value it passes through unchanged, None if it converts.
+
+    Only ByteArrayConverter itself (not a subclass, which may override `to_connect_data`): the sink
+    loop then takes the bytes as they are, without a call and a SchemaAndValue per record (about a
+    tenth of the loop's time for small records).
+    """
+    return OPTIONAL_BYTES_SCHEMA if type(converter) is ByteArrayConverter else None
