@@ -257,8 +257,11 @@ CONFIG_DEF = (
         ConfigType.STRING,
         "local[*]",
         importance=Importance.MEDIUM,
-        documentation="The Spark master of the worker's SparkSession. Every other key starting with `spark.` is "
-        "passed to the SparkSession builder; JVM-level keys only apply when the session starts.",
+        documentation="The Spark master of the worker's SparkSession (local[*], spark://, yarn, k8s://), or "
+        "sc://host:port for a Spark Connect server. Every other key starting with `spark.` is passed to the "
+        "SparkSession builder; JVM-level keys only apply when the session starts. With Spark Connect only "
+        "`spark.sql.*` keys are sent (the rest are the server's), and `path` must be a file:// path that this "
+        "worker and the server both see.",
         group=GROUP_SPARK,
     )
     .define(

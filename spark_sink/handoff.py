@@ -48,6 +48,7 @@ from typing import Any, Protocol
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from spark_sink.session import is_spark_connect
 from spark_sink.storage import Storage
 
 log = logging.getLogger(__name__)
@@ -94,7 +95,7 @@ def choose_handoff(setting: str, spark: Any) -> Handoff:
     """The hand-off `batch.handoff` gets in this session (Spark Connect and the master decide for `auto`)."""
     if setting == "arrow":
         return Handoff.ARROW
-    if type(spark).__module__.startswith("pyspark.sql.connect"):
+    if is_spark_connect(spark):
         if setting == "parquet":
             log.warning("batch.handoff=parquet: a Spark Connect server cannot read this process's files; using arrow")
         return Handoff.ARROW

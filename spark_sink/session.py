@@ -107,12 +107,18 @@ class SparkSessionRegistry:
         return self._refs
 
 
+def is_spark_connect(spark: Any) -> bool:
+    """A Spark Connect client session: no JVM in this process, so no SparkContext and no Hadoop classes."""
+    return type(spark).__module__.startswith("pyspark.sql.connect")
+
+
 def _start(options: Mapping[str, str]) -> tuple[Any, bool]:
     sql = import_pyspark()
     existing = sql.SparkSession.getActiveSession()
     master = options.get("spark.master", "local[*]")
-    builder = sql.SparkSession.builder
-    builder = builder.remote(master) if master.startswith("sc://") else builder.master(master)
+    if master.startswith("sc://"):
+        return _start_remote(sql, master, options), True
+    builder = sql.SparkSession.builder.master(master)
     settings = {**DEFAULT_OPTIONS, **_local_defaults(master), **options, **REQUIRED_OPTIONS}
     for key, value in settings.items():
         if key != "spark.master":
@@ -122,6 +128,22 @@ def _start(options: Mapping[str, str]) -> tuple[Any, bool]:
     for key, value in REQUIRED_OPTIONS.items():
         spark.conf.set(key, value)  # a session that existed before ignored the builder's SQL settings
     return spark, existing is None
+
+
+def _start_remote(sql: Any, address: str, options: Mapping[str, str]) -> Any:
+    """A Spark Connect session: only SQL settings (`spark.sql.*`) are per session; the server's own
+    launch settings (driver, executors, `spark.hadoop.*`) are the server's, and the Arrow switches are
+    not settings there (a Connect client always sends Arrow)."""
+    settings = {**DEFAULT_OPTIONS, **options}
+    per_session = {k: v for k, v in settings.items() if k.startswith("spark.sql.") and k not in REQUIRED_OPTIONS}
+    ignored = sorted(k for k in options if k != "spark.master" and k not in per_session)
+    if ignored:
+        log.warning("Spark Connect: these settings belong to the server and are not sent: %s", ", ".join(ignored))
+    builder = sql.SparkSession.builder.remote(address)
+    for key, value in per_session.items():
+        builder = builder.config(key, value)
+    log.info("Connecting to the Spark Connect server %s", address)
+    return builder.getOrCreate()
 
 
 def _local_defaults(master: str) -> dict[str, str]:

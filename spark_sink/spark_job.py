@@ -19,6 +19,7 @@ from spark_sink.epoch import PlannedJob
 from spark_sink.frames import arrow_frame, parquet_frame
 from spark_sink.handoff import HandoffArea
 from spark_sink.layout import GROUP_COLUMN, StagingGroup, parse_group_dir
+from spark_sink.session import is_spark_connect
 from spark_sink.storage import Storage
 
 COALESCE_BELOW_BYTES = 128 * 1024 * 1024
@@ -38,10 +39,39 @@ def write_job(
     job_group: str,
     handoff: HandoffArea | None,
 ) -> None:
-    """`handoff` None: the arrow hand-off; else the area the Parquet hand-off file goes to."""
-    spark.sparkContext.setJobGroup(job_group, f"kconnect flush to {job.staging}", True)
+    """`handoff` None: the arrow hand-off; else the area the Parquet hand-off file goes to.
+
+    The job carries the tag `job_group` (`cancel_jobs` interrupts it), in a classic session and over
+    Spark Connect alike (a SparkContext's job groups do not exist there).
+    """
     groups = len(job.files)
     spread = groups > 1 and job.table.nbytes > COALESCE_BELOW_BYTES
+    spark.addTag(job_group)
+    try:
+        _write(spark, storage, job, codec, block_size, handoff, groups, spread)
+    finally:
+        spark.removeTag(job_group)
+
+
+def cancel_jobs(spark: Any, job_group: str) -> None:
+    """Interrupts the running job of `write_job(..., job_group, ...)`, if any, from any thread."""
+    spark.interruptTag(job_group)
+
+
+def _parallelism(spark: Any, groups: int) -> int:
+    return groups if is_spark_connect(spark) else min(groups, spark.sparkContext.defaultParallelism)
+
+
+def _write(
+    spark: Any,
+    storage: Storage,
+    job: PlannedJob,
+    codec: str,
+    block_size: int,
+    handoff: HandoffArea | None,
+    groups: int,
+    spread: bool,
+) -> None:
     with _frame(spark, job, handoff, spread) as frame:
         if groups == 1:
             # One group: write its directory directly. partitionBy would make Spark sort every row by
@@ -49,13 +79,13 @@ def write_job(
             frame = frame.drop(GROUP_COLUMN).coalesce(1)
             target = f"{job.staging}/{GROUP_COLUMN}={job.files[0].group.label}"
         elif spread:
-            frame = frame.repartition(min(groups, spark.sparkContext.defaultParallelism), GROUP_COLUMN)
+            frame = frame.repartition(_parallelism(spark, groups), GROUP_COLUMN)
             target = job.staging
         else:
             frame = frame.coalesce(1)
             target = job.staging
         writer = (
-            frame.write.mode("errorifexists")
+            frame.write.mode("error")  # "error": the one spelling Spark Connect accepts too
             .option("compression", _SPARK_CODECS[codec])
             .option("parquet.block.size", str(block_size))
         )

@@ -44,7 +44,8 @@ from spark_sink.ledger import Ledgers
 from spark_sink.partitioners import load_partitioner, load_timestamp_extractor
 from spark_sink.recovery import recover_partition
 from spark_sink.rotation import BackPressure, early_flushes
-from spark_sink.session import SESSIONS, SessionLease
+from spark_sink.session import SESSIONS, SessionLease, is_spark_connect
+from spark_sink.spark_job import cancel_jobs
 from spark_sink.staging import sweep_staging
 from spark_sink.storage import Storage
 from spark_sink.storage.hadoop import HadoopStorage
@@ -277,9 +278,18 @@ class SparkParquetSinkTask(SinkTask):
     def _require_storage(self) -> Storage:
         if self._storage is None:
             root = self.settings.root
-            self._storage = (
-                LocalStorage(root) if root.startswith("file://") else HadoopStorage(root, self._require_spark())
-            )
+            if root.startswith("file://"):
+                self._storage = LocalStorage(root)
+            else:
+                spark = self._require_spark()
+                if is_spark_connect(spark):
+                    # Manifests and moves go through the Hadoop classes in this process's JVM, which a
+                    # Spark Connect client does not have.
+                    raise ConnectError(
+                        f"path {root}: with Spark Connect (spark.master=sc://...) the sink writes to file:// "
+                        "paths only, on storage this worker and the Spark Connect server both see"
+                    )
+                self._storage = HadoopStorage(root, spark)
         return self._storage
 
     def _require_spark(self) -> Any:
@@ -306,14 +316,17 @@ class SparkParquetSinkTask(SinkTask):
         return HandoffChoice(area, AUTO_MIN_ROWS if self.settings.handoff == "auto" else 0)
 
     def _spark_job_running(self) -> bool:
+        """For the crash hook: whether a stage runs (a classic session only; Spark Connect cannot tell)."""
         with self._spark_lock:
             lease = self._lease
-        return lease is not None and bool(lease.spark.sparkContext.statusTracker().getActiveStageIds())
+        if lease is None or is_spark_connect(lease.spark):
+            return False
+        return bool(lease.spark.sparkContext.statusTracker().getActiveStageIds())
 
     def _cancel_jobs(self, group: str) -> None:
         with self._spark_lock:
             if self._lease is not None:
-                self._lease.spark.sparkContext.cancelJobGroup(group)
+                cancel_jobs(self._lease.spark, group)
 
     def _require_writer(self) -> WriterThread:
         if self._writer is None:

@@ -1,0 +1,231 @@
+"""Real `kconnect standalone` workers running the Spark Parquet sink, and what the e2e tests check on its output.
+
+A worker runs in a process group of its own (its Spark JVM, if any, joins it) and logs to a file; the
+records are sequence-numbered JSON; the checks read the commit manifests and, with pyarrow, every
+published file.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+from confluent_kafka import Producer
+
+from spark_sink.faults import CRASH_AT_ENV
+from tests.support.waiting import wait_until
+
+FLUSH_SIZE = 100
+PARTITIONS = 3
+SPARK_OPTIONS = {
+    "spark.master": "local[1]",
+    "spark.driver.memory": "512m",
+    "spark.driver.host": "127.0.0.1",
+    "spark.driver.bindAddress": "127.0.0.1",
+    # Short-lived JVMs: the C1 compiler alone halves the session start and first job (most of a round here).
+    "spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC",
+}
+
+
+class SinkWorker:
+    """`kconnect standalone worker.properties sink.properties` in a process group of its own, logging to a file."""
+
+    def __init__(self, worker_file: Path, sink_file: Path, log_file: Path, env: Mapping[str, str] | None = None):
+        self.log_file = log_file
+        environment = {k: v for k, v in os.environ.items() if k != CRASH_AT_ENV}
+        environment.update(env or {})
+        with log_file.open("ab") as log:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "workers.cli", "standalone", str(worker_file), str(sink_file)],
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=log,
+                env=environment,
+                start_new_session=True,  # the Spark JVM joins the group: cleanup reaches it too
+            )
+
+    def log(self) -> str:
+        return self.log_file.read_text(errors="replace")
+
+    def log_tail(self, lines: int = 40) -> str:
+        return "\n".join(line for line in self.log().splitlines() if not line.startswith("\tat "))[-6000:]
+
+    def writer_id(self) -> str | None:
+        match = re.search(r"Spark Parquet sink task (\w+) writes to", self.log())
+        return match.group(1) if match else None
+
+    def exit_code(self, timeout: float) -> int:
+        try:
+            return self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            raise AssertionError(f"the worker did not exit within {timeout:.0f} s:\n{self.log_tail()}") from None
+
+    def terminate(self, timeout: float = 60.0) -> int:
+        """SIGTERM (a graceful stop) and the exit code."""
+        self.process.send_signal(signal.SIGTERM)
+        return self.exit_code(timeout)
+
+    def kill(self) -> None:
+        """SIGKILL the worker; its Spark JVM follows (it exits when the Python side of its pipe is gone)."""
+        os.kill(self.process.pid, signal.SIGKILL)
+        self.process.wait(30)
+
+    def cleanup(self) -> None:
+        """Stop whatever is left of this worker's process group (the worker itself and its JVM)."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(10)
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.process.pid, signal.SIGKILL)
+
+
+def write_properties(path: Path, props: Mapping[str, str]) -> Path:
+    path.write_text("".join(f"{key}={value}\n" for key, value in props.items()))
+    return path
+
+
+def worker_file(directory: Path, bootstrap: str, name: str) -> Path:
+    return write_properties(
+        directory / f"{name}.properties",
+        {
+            "bootstrap.servers": bootstrap,
+            "key.converter": "org.apache.kafka.connect.converters.ByteArrayConverter",
+            "value.converter": "org.apache.kafka.connect.converters.ByteArrayConverter",
+            "offset.storage.file.filename": str(directory / f"{name}.offsets"),
+            "offset.flush.interval.ms": "500",
+            "listeners": "http://127.0.0.1:0",
+            "consumer.session.timeout.ms": "6000",
+            "consumer.heartbeat.interval.ms": "1000",
+        },
+    )
+
+
+def sink_file(directory: Path, name: str, topic: str, root: Path, **extra: str) -> Path:
+    return write_properties(
+        directory / f"{name}-sink.properties",
+        {
+            "name": name,
+            "connector.class": "SparkParquetSinkConnector",
+            "tasks.max": "1",
+            "topics": topic,
+            "path": str(root),
+            "flush.size": str(FLUSH_SIZE),
+            "store.kafka.metadata": "true",
+            **SPARK_OPTIONS,
+            **extra,
+        },
+    )
+
+
+class SequenceProducer:
+    """Produces `{"seq": n, ...}` records, n counting up from 0, partition n % PARTITIONS."""
+
+    def __init__(self, bootstrap: str, topic: str) -> None:
+        self._producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 5})
+        self.topic = topic
+        self.sent = 0
+
+    def send(self, count: int) -> None:
+        for _ in range(count):
+            value = json.dumps({"seq": self.sent, "payload": f"record-{self.sent:06d}"}).encode()
+            self._producer.produce(self.topic, value, partition=self.sent % PARTITIONS)
+            self.sent += 1
+        assert self._producer.flush(30) == 0, "every record acknowledged"
+
+    def per_partition(self) -> dict[int, int]:
+        return {p: len(range(p, self.sent, PARTITIONS)) for p in range(PARTITIONS)}
+
+
+def newest_manifests(root: Path, topic: str) -> dict[int, dict[str, object]]:
+    """Per partition, the newest commit manifest (what is committed)."""
+    newest: dict[int, dict[str, object]] = {}
+    for partition in range(PARTITIONS):
+        directory = root / "_commits" / topic / str(partition)
+        names = sorted(p.name for p in directory.glob("*.json")) if directory.is_dir() else []
+        if names:
+            newest[partition] = json.loads((directory / names[-1]).read_bytes())
+    return newest
+
+
+def all_committed(root: Path, topic: str, expected: Mapping[int, int]) -> bool:
+    """Every partition's newest manifest ends at its last record, and that commit's files are in place.
+
+    The manifest is the commit point; its files are moved to their final names right after it, so a reader
+    of <root>/topics sees them a moment later (the moves of older commits finish before the next manifest).
+    """
+    newest = newest_manifests(root, topic)
+    return all(
+        p in newest
+        and newest[p]["end_offset"] == count - 1
+        and all((root / str(f["path"])).is_file() for f in newest[p]["files"])  # type: ignore[attr-defined]
+        for p, count in expected.items()
+    )
+
+
+def committed_rows(root: Path) -> pa.Table:
+    """Every row of every published file (what a reader of <root>/topics sees), read with pyarrow."""
+    files = sorted((root / "topics").rglob("*.parquet"))
+    columns = ["_topic", "_partition", "_offset", "seq"]
+    tables = [pq.ParquetFile(f).read(columns=columns) for f in files]
+    return pa.concat_tables(tables) if tables else pa.table({c: pa.array([], pa.int64()) for c in columns})
+
+
+def positions(rows: pa.Table) -> list[tuple[str, int, int]]:
+    """(topic, partition, offset) of every row."""
+    columns = (rows["_topic"].to_pylist(), rows["_partition"].to_pylist(), rows["_offset"].to_pylist())
+    return list(zip(*columns, strict=True))
+
+
+def assert_no_duplicates_and_a_prefix(root: Path, topic: str) -> dict[int, int]:
+    """Published offsets so far: each once, and per partition 0..k-1 without holes. Returns k per partition."""
+    offsets: dict[int, list[int]] = collections.defaultdict(list)
+    for t, p, o in positions(committed_rows(root)):
+        assert t == topic
+        offsets[p].append(o)
+    for partition, found in offsets.items():
+        assert sorted(found) == list(range(len(found))), f"partition {partition}: duplicates or a hole"
+    return {p: len(found) for p, found in offsets.items()}
+
+
+def assert_exactly_once(root: Path, topic: str, producer: SequenceProducer) -> None:
+    rows = committed_rows(root)
+    keys = positions(rows)
+    repeated = [key for key, n in collections.Counter(keys).items() if n > 1]
+    assert not repeated, f"{len(repeated)} (topic, partition, offset) committed more than once, e.g. {repeated[:5]}"
+    expected = {(topic, p, o) for p, count in producer.per_partition().items() for o in range(count)}
+    missing = expected - set(keys)
+    assert not missing, f"{len(missing)} offsets missing, e.g. {sorted(missing)[:5]}"
+    assert set(keys) == expected, "nothing beyond what was produced"
+    assert sorted(rows["seq"].to_pylist()) == list(range(producer.sent)), "every sequence number exactly once"
+
+
+def logged(worker: SinkWorker, text: str) -> bool:
+    return text in worker.log()
+
+
+def owns_every_partition(worker: SinkWorker) -> bool:
+    assignments = re.findall(r"assigned \[(.*)\]", worker.log())
+    return bool(assignments) and assignments[-1].count("TopicPartition(") == PARTITIONS
+
+
+def wait_for(condition: Callable[[], object], timeout: float, what: str, worker: SinkWorker) -> None:
+    def check() -> object:
+        if worker.process.poll() is not None:
+            raise AssertionError(f"the worker exited with {worker.process.returncode}:\n{worker.log_tail()}")
+        return condition()
+
+    wait_until(check, timeout, what, interval=0.2)
