@@ -1,15 +1,16 @@
 """From a batch of one topic partition's records to rows in its open file, closing files as rotation says.
 
 Per batch: drop records already published (after a rewind the consumer may still deliver some),
-skip or reject null values, decode values to Arrow segments, settle schema changes with
-`schema.compatibility`, add Kafka metadata columns, ask the partitioner for each row's directory,
+skip or reject null values, decode values to Arrow segments (values that cannot be decoded go to the
+errant record reporter when there is one, and are then skipped like tombstones), settle schema changes
+with `schema.compatibility`, add Kafka metadata columns, ask the partitioner for each row's directory,
 then append in pieces cut by `flush.size`, `rotate.interval.ms` and `partitioner.max.open.files`.
 Task thread only.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import pyarrow as pa
@@ -38,6 +39,11 @@ class PartitionState:
     closed: list[ClosedBatch] = field(default_factory=list)
 
 
+ReportErrant = Callable[[SinkRecord, DataError], None]
+"""Hands a record that cannot be decoded to the runtime's error handling (log, dead letter queue);
+raises when the connector does not tolerate errors."""
+
+
 class RecordIntake:
     def __init__(
         self,
@@ -45,12 +51,14 @@ class RecordIntake:
         partitioner: Partitioner,
         rotation_extractor: TimestampExtractor | None,
         clock: LocalClock,
+        report_errant: ReportErrant | None = None,
     ) -> None:
         self.settings = settings
         self.partitioner = partitioner
         self.rotation_extractor = rotation_extractor
         self.clock = clock
         self.decoder = ValueDecoder(settings.value_format)
+        self.report_errant = report_errant
         self._track_labels = settings.max_open_files > 0
 
     def add(self, state: PartitionState, records: Sequence[SinkRecord], now_ms: int) -> None:
@@ -72,24 +80,45 @@ class RecordIntake:
                 )
         buffer = state.buffer
         hint = buffer.value_schema if buffer.schema_from_json else None
-        segments = self.decoder.decode([r.value for r in rows], [r.value_schema for r in rows], hint)
+        segments, decoded = self._decode(rows, hint)
         start = 0
         for segment in segments:
-            self._add_segment(state, segment, rows[start : start + segment.rows], now_ms)
+            self._add_segment(state, segment, decoded[start : start + segment.rows], now_ms)
             start += segment.rows
-        skipped = len(records) - len(rows)
-        if skipped:
-            # Tombstones count as written: the buffer covers them, but not those before an earlier cut.
+        if len(decoded) != len(records):
+            # Tombstones and reported records count as written: the buffer covers them, but not those
+            # before an earlier cut.
             closed_end = state.closed[-1].end_offset if state.closed else -1
-            nulls = [
-                r.original_kafka_offset for r in records if r.value is None and r.original_kafka_offset > closed_end
+            kept = {id(r) for r in decoded}
+            skipped = [
+                r.original_kafka_offset for r in records if id(r) not in kept and r.original_kafka_offset > closed_end
             ]
-            if nulls:
+            if skipped:
                 if buffer.empty:
                     self.on_open(buffer, now_ms)
-                buffer.cover_skipped(nulls[0], records[-1].original_kafka_offset, len(nulls))
+                buffer.cover_skipped(skipped[0], records[-1].original_kafka_offset, len(skipped))
             if buffer.consumed >= self.settings.flush_size:
                 state.closed.append(buffer.close("flush.size"))
+
+    def _decode(self, rows: list[SinkRecord], hint: pa.Schema | None) -> tuple[list[Segment], list[SinkRecord]]:
+        """Segments of `rows` and the rows they hold: all of them, or, when some cannot be decoded and
+        an errant record reporter takes them, the others (each bad one reported, found one by one)."""
+        try:
+            return self.decoder.decode([r.value for r in rows], [r.value_schema for r in rows], hint), rows
+        except DataError:
+            if self.report_errant is None:
+                raise
+        good: list[SinkRecord] = []
+        for record in rows:
+            try:
+                self.decoder.decode([record.value], [record.value_schema], hint)
+            except DataError as error:
+                self.report_errant(record, error)
+            else:
+                good.append(record)
+        if not good:
+            return [], good
+        return self.decoder.decode([r.value for r in good], [r.value_schema for r in good], hint), good
 
     def on_open(self, buffer: PartitionBuffer, now_ms: int) -> None:
         buffer.opened_wall_ms = now_ms

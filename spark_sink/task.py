@@ -22,7 +22,7 @@ import uuid
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-from connect.api import ConnectError, SinkRecord, SinkTask, TopicPartition
+from connect.api import ConnectError, DataError, SinkRecord, SinkTask, TopicPartition
 from spark_sink.buffers import ClosedBatch, PartitionBuffer
 from spark_sink.commit import CommitSettings, EpochCommitter, EpochOutcome
 from spark_sink.config import SinkSettings
@@ -39,7 +39,7 @@ from spark_sink.handoff import (
     sweep_local,
     sweep_storage,
 )
-from spark_sink.intake import PartitionState, RecordIntake
+from spark_sink.intake import PartitionState, RecordIntake, ReportErrant
 from spark_sink.ledger import Ledgers
 from spark_sink.partitioners import load_partitioner, load_timestamp_extractor
 from spark_sink.recovery import recover_partition
@@ -57,6 +57,7 @@ from spark_sink.writer import WriterThread
 log = logging.getLogger(__name__)
 
 STOP_TIMEOUT_S = 30.0
+ERRANT_REPORT_TIMEOUT_S = 30.0
 
 
 class SparkParquetSinkTask(SinkTask):
@@ -97,7 +98,7 @@ class SparkParquetSinkTask(SinkTask):
         config = settings.raw
         extractor = load_timestamp_extractor(config) if settings.rotate_interval_ms > 0 else None
         clock = LocalClock(resolve(settings.timezone) if settings.timezone else resolve("UTC"))
-        self._intake = RecordIntake(settings, load_partitioner(config), extractor, clock)
+        self._intake = RecordIntake(settings, load_partitioner(config), extractor, clock, self._errant_reporting())
         self._backpressure = BackPressure(settings.flush_max_bytes)
         committer = EpochCommitter(
             CommitSettings(settings.topics_dir, settings.codec, settings.parquet_block_size, self.writer_id),
@@ -197,6 +198,24 @@ class SparkParquetSinkTask(SinkTask):
         self._states[tp] = state
         log.debug("%s resumes at %s (next commit %d)", tp, state.next_expected, recovered.next_seq)
         return state
+
+    def _errant_reporting(self) -> ReportErrant | None:
+        """Undecodable records to the runtime's error handling (`errors.tolerance`, the dead letter queue)
+        when the connector has error reporting configured; None: such a record fails the task."""
+        context = getattr(self, "context", None)
+        reporter = context.errant_record_reporter if context is not None else None
+        if reporter is None:
+            return None
+
+        def report(record: SinkRecord, error: DataError) -> None:
+            log.warning(
+                "%s-%d offset %d cannot be written and is reported as an errant record: %s",
+                record.original_topic, record.original_kafka_partition, record.original_kafka_offset, error,
+            )  # fmt: skip
+            # Its offset will be covered by the next manifest: the report must be out before that.
+            reporter.report(record, error).result(ERRANT_REPORT_TIMEOUT_S)
+
+        return report
 
     def _absorb_outcomes(self, writer: WriterThread) -> None:
         if writer.error is not None:

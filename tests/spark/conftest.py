@@ -16,6 +16,7 @@ import pyarrow.dataset as ds
 import pytest
 
 from connect.api import SinkRecord, TimestampType, TopicPartition
+from connect.api.context import ErrantRecordReporter
 from spark_sink.session import SESSIONS
 from spark_sink.task import SparkParquetSinkTask
 
@@ -40,6 +41,7 @@ class FakeSinkTaskContext:
         self.paused: set[TopicPartition] = set()
         self.pause_calls = 0
         self.commit_requested = False
+        self.reporter: ErrantRecordReporter | None = None
 
     def configs(self) -> Mapping[str, str]:
         return self._configs
@@ -65,8 +67,8 @@ class FakeSinkTaskContext:
         self.commit_requested = True
 
     @property
-    def errant_record_reporter(self) -> None:
-        return None
+    def errant_record_reporter(self) -> ErrantRecordReporter | None:
+        return self.reporter
 
     def take_offsets(self) -> dict[TopicPartition, int]:
         offsets, self.offsets = self.offsets, {}
@@ -76,9 +78,10 @@ class FakeSinkTaskContext:
 class SinkHarness:
     """One task on `root` with its fake context; `feed` replays a partition from where the task wants it."""
 
-    def __init__(self, root: Path, props: Mapping[str, str]) -> None:
+    def __init__(self, root: Path, props: Mapping[str, str], reporter: ErrantRecordReporter | None = None) -> None:
         self.root = root
         self.context = FakeSinkTaskContext(props)
+        self.context.reporter = reporter
         self.task = SparkParquetSinkTask()
         self.task.initialize(self.context)
         self.task.start(props)
@@ -103,14 +106,19 @@ class SinkHarness:
 def harness_factory(spark: Any, tmp_path: Path) -> Iterator[Callable[..., SinkHarness]]:
     made: list[SinkHarness] = []
 
-    def make(flush_size: int = 100, root: Path | None = None, **overrides: str) -> SinkHarness:
+    def make(
+        flush_size: int = 100,
+        root: Path | None = None,
+        reporter: ErrantRecordReporter | None = None,
+        **overrides: str,
+    ) -> SinkHarness:
         props = {
             "path": str(root or tmp_path / "out"),
             "flush.size": str(flush_size),
             **SPARK_OPTIONS,
             **{k.replace("_", "."): v for k, v in overrides.items()},
         }
-        harness = SinkHarness(root or tmp_path / "out", props)
+        harness = SinkHarness(root or tmp_path / "out", props, reporter)
         made.append(harness)
         return harness
 

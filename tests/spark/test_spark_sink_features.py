@@ -6,6 +6,7 @@ import datetime as dt
 import decimal
 import threading
 from collections.abc import Callable
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from connect.api import Schema, SinkRecord, Struct, TopicPartition
+from connect.api import DataError, Schema, SinkRecord, Struct, TopicPartition
 from connect.api.data import (
     DATE_SCHEMA,
     FLOAT64_SCHEMA,
@@ -267,3 +268,39 @@ def test_a_revoked_partition_drops_its_open_file_and_its_next_owner_resumes_afte
     assert sink.flush_all() == {tps[0]: 3000, tps[1]: 3000}
     offsets = offsets_by_partition(read_dataset(tmp_path / "out"))
     assert offsets == {0: list(range(3000)), 1: list(range(3000))}, "every offset once, no gaps"
+
+
+class CollectingReporter:
+    """The runtime's errant record reporter as a sink sees it: takes records, returns a future."""
+
+    def __init__(self) -> None:
+        self.reported: list[tuple[int, str]] = []
+
+    def report(self, record: SinkRecord, error: BaseException) -> Future[None]:
+        self.reported.append((record.kafka_offset, str(error)))
+        done: Future[None] = Future()
+        done.set_result(None)
+        return done
+
+
+def test_undecodable_values_go_to_the_errant_record_reporter_and_their_offsets_are_covered(
+    harness_factory: Callable[..., SinkHarness], tmp_path: Path
+) -> None:
+    reporter = CollectingReporter()
+    sink = harness_factory(flush_size=10, reporter=reporter, store_kafka_metadata="true")
+    sink.open(TP)
+    bad = {3: b"{not json", 7: b"[1, 2]"}
+    sink.put(json_records(TP, range(10), value=lambda o: bad.get(o, b'{"id":%d}' % o)))
+    assert sink.flush_all() == {TP: 10}, "the file covers all ten offsets: the next owner starts after them"
+    assert [offset for offset, _ in reporter.reported] == [3, 7]
+    assert "not valid JSON" in reporter.reported[0][1] and "not an object" in reporter.reported[1][1]
+    assert offsets_by_partition(read_dataset(tmp_path / "out")) == {0: [0, 1, 2, 4, 5, 6, 8, 9]}
+
+
+def test_without_error_reporting_an_undecodable_value_fails_the_put(
+    harness_factory: Callable[..., SinkHarness],
+) -> None:
+    sink = harness_factory(flush_size=10)
+    sink.open(TP)
+    with pytest.raises(DataError, match="not valid JSON"):
+        sink.put(json_records(TP, range(3), value=lambda o: b"{not json" if o == 1 else b'{"id":1}'))
