@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Protocol, runtime_checkable
 
+from connect.api.errors import NotFoundError
 from connect.runtime.info import (
     ConfigInfos,
     ConfigKeyInfo,
@@ -31,6 +32,23 @@ from connect.runtime.info import (
     WorkerHealth,
 )
 from connect.runtime.states import ConnectorTaskId, TargetState
+
+ConnectorOverview = tuple[ConnectorStateInfo | None, ConnectorInfo | None]
+"""A connector's status and info, each None when not asked for."""
+
+
+def overviews_one_by_one(herder: Herder, status: bool, info: bool) -> dict[str, ConnectorOverview]:
+    """`connector_overviews` for herders whose reads are local and cheap: one connector at a time."""
+    overviews: dict[str, ConnectorOverview] = {}
+    for name in herder.connectors():
+        try:
+            overviews[name] = (
+                herder.connector_status(name) if status else None,
+                herder.connector_info(name) if info else None,
+            )
+        except NotFoundError:
+            continue
+    return overviews
 
 
 class Herder(Protocol):
@@ -72,6 +90,11 @@ class Herder(Protocol):
 
     def connector_status(self, name: str) -> ConnectorStateInfo:
         """NotFoundError "No status found for connector {name}" if unknown."""
+        ...
+
+    def connector_overviews(self, status: bool, info: bool) -> dict[str, ConnectorOverview]:
+        """Every connector, by name, with its status and/or info read together: `GET /connectors?expand=...`.
+        A connector deleted while this reads is left out (Kafka leaves it out too)."""
         ...
 
     def task_status(self, task: ConnectorTaskId) -> TaskStateInfo: ...

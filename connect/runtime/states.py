@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TypeVar
 
 
 class TargetState(enum.Enum):
@@ -43,3 +45,12 @@ class ConnectorTaskId:
 
     def __str__(self) -> str:
         return f"{self.connector}-{self.task}"
+
+
+_V = TypeVar("_V")
+
+
+def tasks_of(tasks: Mapping[ConnectorTaskId, _V], connector: str) -> dict[int, _V]:
+    """The entries of one connector's tasks, by task number in order. Filters before it sorts: a
+    cluster-wide status read calls this once per connector."""
+    return dict(sorted((t.task, v) for t, v in tasks.items() if t.connector == connector))

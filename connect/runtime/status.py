@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from connect.runtime.info import InstanceStatus
-from connect.runtime.states import ConnectorTaskId, State
+from connect.runtime.states import ConnectorTaskId, State, tasks_of
 
 
 class StatusListener(Protocol):
@@ -155,11 +155,11 @@ class MemoryStatusStore(StatusTransitions):
 
     def task_statuses(self, connector: str) -> dict[int, InstanceStatus]:
         with self._lock:
-            return {t.task: s for t, s in sorted(self._tasks.items()) if t.connector == connector}
+            return tasks_of(self._tasks, connector)
 
     def connector_snapshot(self, connector: str) -> ConnectorStatusSnapshot:
         with self._lock:
-            tasks = {t.task: s for t, s in sorted(self._tasks.items()) if t.connector == connector}
+            tasks = tasks_of(self._tasks, connector)
             return ConnectorStatusSnapshot(connector, self._connectors.get(connector), tasks)
 
     def all(self) -> list[ConnectorStatusSnapshot]:
@@ -170,7 +170,7 @@ class MemoryStatusStore(StatusTransitions):
                 ConnectorStatusSnapshot(
                     name,
                     self._connectors.get(name),
-                    {t.task: s for t, s in sorted(self._tasks.items()) if t.connector == name},
+                    tasks_of(self._tasks, name),
                 )
                 for name in names
             ]

@@ -8,7 +8,6 @@ from urllib.parse import quote
 
 from fastapi import APIRouter, Path, Query, Request, Response
 
-from connect.api.errors import NotFoundError
 from connect.runtime.errors import BadRequestError
 from connect.runtime.states import TargetState
 from rest.deps import JSON_BODY, HerderDep
@@ -34,20 +33,17 @@ def list_connectors(
     expand: Annotated[list[str] | None, Query(description="status and/or info; repeatable")] = None,
 ) -> list[str] | dict[str, ConnectorExpansions]:
     """Connector names; with `expand=status` and/or `expand=info`, an object keyed by name."""
-    names = herder.connectors()
     if expand is None:
-        return names
+        return herder.connectors()
     wanted = {part.strip() for value in expand for part in value.split(",")}
-    expanded = {}
-    for name in names:
-        try:
-            expanded[name] = ConnectorExpansions(
-                status=ConnectorStateInfo.of(herder.connector_status(name)) if "status" in wanted else None,
-                info=ConnectorInfo.of(herder.connector_info(name)) if "info" in wanted else None,
-            )
-        except NotFoundError:
-            continue  # deleted while we were looking: Kafka leaves it out too
-    return expanded
+    overviews = herder.connector_overviews("status" in wanted, "info" in wanted)
+    return {
+        name: ConnectorExpansions(
+            status=ConnectorStateInfo.of(status) if status is not None else None,
+            info=ConnectorInfo.of(info) if info is not None else None,
+        )
+        for name, (status, info) in overviews.items()
+    }
 
 
 @router.post("", status_code=201, dependencies=JSON_BODY, responses=documented(400, 409))

@@ -73,6 +73,14 @@ def test_every_worker_serves_every_request_for_the_whole_cluster(clusters: Calla
     assert cluster.request("PUT", "/connectors/sink/config", via=w3, json=config).status_code == 200
     wait_until(lambda: states(cluster, "sink", w2) == ["RUNNING"] * 4, 30, "the sink with 3 tasks")
 
+    # The expanded list, from any worker, shows what the single-connector endpoints show.
+    expanded = cluster.request("GET", "/connectors?expand=status&expand=info", via=w2).json()
+    assert sorted(expanded) == ["sink", "src"]
+    for name, entry in expanded.items():
+        assert entry["info"] == cluster.request("GET", f"/connectors/{name}", via=w1).json()
+        assert entry["status"]["connector"]["state"] == cluster.status(name, w3)["connector"]["state"]
+        assert len(entry["status"]["tasks"]) == len(cluster.status(name, w3)["tasks"])
+
     # Stop and delete through different workers: every task instance stops, and nobody knows the connector.
     assert cluster.request("PUT", "/connectors/sink/stop", via=w1).status_code == 204
     wait_until(lambda: states(cluster, "sink", w3) == ["STOPPED"], 30, "the sink STOPPED with no tasks")

@@ -16,6 +16,7 @@ from typing import Any
 
 from connect.api.errors import AlreadyExistsError, ConfigError, NotFoundError
 from connect.runtime.errors import BadRequestError, ForbiddenError
+from connect.runtime.herder import ConnectorOverview, overviews_one_by_one
 from connect.runtime.info import (
     ConfigInfo,
     ConfigInfos,
@@ -168,6 +169,10 @@ class FakeHerder:
         if connector is None:
             raise NotFoundError(f"No status found for connector {name}")
         return self._status(name, connector)
+
+    def connector_overviews(self, status: bool, info: bool) -> dict[str, ConnectorOverview]:
+        self._check("connector_overviews")
+        return overviews_one_by_one(self, status, info)
 
     def task_status(self, task: ConnectorTaskId) -> TaskStateInfo:
         self._check("task_status")

@@ -27,6 +27,7 @@ import logging
 from collections.abc import Callable
 
 from connect.api.errors import AlreadyExistsError, NotFoundError, RetriableError
+from connect.runtime.herder import ConnectorOverview
 from connect.runtime.info import (
     ConnectorInfo,
     ConnectorStateInfo,
@@ -100,7 +101,23 @@ class DistributedHerder(BaseHerder):
         return [TaskInfo(task, dict(snapshot.task_config(task) or {})) for task in snapshot.tasks(name)]
 
     def connector_status(self, name: str) -> ConnectorStateInfo:
+        return self._status_in(self._snapshot(), name)
+
+    def connector_overviews(self, status: bool, info: bool) -> dict[str, ConnectorOverview]:
+        # One read barrier for all of them: each costs a round trip to the broker.
         snapshot = self._snapshot()
+        overviews: dict[str, ConnectorOverview] = {}
+        for name in snapshot.connectors():
+            try:
+                overviews[name] = (
+                    self._status_in(snapshot, name) if status else None,
+                    self._info(snapshot, name) if info else None,
+                )
+            except NotFoundError:
+                continue  # no status yet: Kafka leaves it out of the list too
+        return overviews
+
+    def _status_in(self, snapshot: ClusterConfigState, name: str) -> ConnectorStateInfo:
         statuses = self._statuses.connector_snapshot(name, snapshot)
         if not snapshot.contains(name) or statuses.connector is None:
             raise NotFoundError(f"No status found for connector {name}")

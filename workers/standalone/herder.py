@@ -28,6 +28,7 @@ from typing import TypeVar
 from connect.api.errors import AlreadyExistsError, ConnectError, NotFoundError
 from connect.runtime.connector_config import ConnectorSettings
 from connect.runtime.errors import RequestTimeoutError
+from connect.runtime.herder import ConnectorOverview, overviews_one_by_one
 from connect.runtime.info import (
     ConnectorInfo,
     ConnectorStateInfo,
@@ -150,6 +151,9 @@ class StandaloneHerder(BaseHerder):
             raise NotFoundError(f"No status found for connector {name}")
         tasks = [TaskStateInfo(task, status) for task, status in sorted(snapshot.tasks.items())]
         return ConnectorStateInfo(name, snapshot.connector, tasks, self._type_of(name))
+
+    def connector_overviews(self, status: bool, info: bool) -> dict[str, ConnectorOverview]:
+        return overviews_one_by_one(self, status, info)
 
     def task_status(self, task: ConnectorTaskId) -> TaskStateInfo:
         status = self._statuses.task_status(task)

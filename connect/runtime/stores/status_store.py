@@ -34,7 +34,7 @@ from connect.api.errors import ConnectError, RetriableError
 from connect.runtime.info import InstanceStatus
 from connect.runtime.kafka_clients import KafkaClients
 from connect.runtime.kafka_log import KafkaLog
-from connect.runtime.states import ConnectorTaskId, State
+from connect.runtime.states import ConnectorTaskId, State, tasks_of
 from connect.runtime.status import ConnectorStatusSnapshot, StatusTransitions
 from connect.runtime.stores import status_records as records
 from connect.runtime.stores.config_records import parse_task_id
@@ -151,7 +151,7 @@ class KafkaStatusStore(StatusTransitions):
     def connector_entries(self, connector: str) -> tuple[StatusEntry | None, dict[int, StatusEntry]]:
         """The connector's status and its tasks' by task number, with their generations, as one read."""
         with self._lock:
-            tasks = {t.task: e for t, e in sorted(self._tasks.items()) if t.connector == connector}
+            tasks = tasks_of(self._tasks, connector)
             return self._connectors.get(connector), tasks
 
     def task_statuses(self, connector: str) -> dict[int, InstanceStatus]:
@@ -220,7 +220,7 @@ class KafkaStatusStore(StatusTransitions):
                 raise ConnectError(f"Could not delete the status {key.decode(errors='replace')}: {exc}") from exc
 
     def _task_statuses(self, connector: str) -> dict[int, InstanceStatus]:
-        return {t.task: e.status for t, e in sorted(self._tasks.items()) if t.connector == connector}
+        return {n: e.status for n, e in tasks_of(self._tasks, connector).items()}
 
     def _snapshot(self, connector: str) -> ConnectorStatusSnapshot:
         entry = self._connectors.get(connector)
