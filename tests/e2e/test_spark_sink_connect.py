@@ -93,20 +93,12 @@ def connect_server(tmp_path: Path) -> Iterator[str]:
             process.wait(10)
 
 
-@pytest.fixture
-def workers() -> Iterator[list[SinkWorker]]:
-    started: list[SinkWorker] = []
-    yield started
-    for worker in started:
-        worker.cleanup()
-
-
 def test_the_sink_writes_exactly_once_through_a_spark_connect_server(
     kafka_bootstrap: str,
     topic_factory: Callable[..., str],
     tmp_path: Path,
     connect_server: str,
-    workers: list[SinkWorker],
+    sink_workers: list[SinkWorker],
 ) -> None:
     topic = topic_factory(partitions=PARTITIONS)
     root = tmp_path / "out"
@@ -118,7 +110,7 @@ def test_the_sink_writes_exactly_once_through_a_spark_connect_server(
         sink_file(tmp_path, "spark-remote", topic, root, **remote),
         tmp_path / "worker.log",
     )
-    workers.append(worker)
+    sink_workers.append(worker)
     wait_for(lambda: all_committed(root, topic, producer.per_partition()), 180, "every record committed", worker)
     assert_exactly_once(root, topic, producer)
     assert logged(worker, "hands batches to Spark as Arrow batches"), worker.log_tail()
@@ -135,7 +127,7 @@ def test_a_path_that_needs_a_local_jvm_fails_the_task_with_a_clear_message(
     topic_factory: Callable[..., str],
     tmp_path: Path,
     connect_server: str,
-    workers: list[SinkWorker],
+    sink_workers: list[SinkWorker],
 ) -> None:
     topic = topic_factory(partitions=1)
     SequenceProducer(kafka_bootstrap, topic).send(1)
@@ -145,6 +137,6 @@ def test_a_path_that_needs_a_local_jvm_fails_the_task_with_a_clear_message(
         sink_file(tmp_path, "spark-hdfs", topic, tmp_path / "unused", **hdfs),
         tmp_path / "worker.log",
     )
-    workers.append(worker)
+    sink_workers.append(worker)
     message = "with Spark Connect (spark.master=sc://...) the sink writes to file:// paths only"
     wait_for(lambda: logged(worker, message), 120, "the task's failure", worker)

@@ -22,7 +22,7 @@ import functools
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -59,21 +59,13 @@ CRASH_STEPS = (
 )
 
 
-@pytest.fixture
-def workers() -> Iterator[list[SinkWorker]]:
-    started: list[SinkWorker] = []
-    yield started
-    for worker in started:
-        worker.cleanup()
-
-
 def handoff_files(temp: Path) -> list[Path]:
     """The Parquet hand-off files in the local hand-off areas of workers whose TMPDIR is `temp`."""
     return sorted(temp.glob("kconnect-spark-handoff-*/*/*.parquet"))
 
 
 def test_kill_9_at_each_commit_step_then_restart_loses_and_duplicates_nothing(
-    kafka_bootstrap: str, topic_factory: Callable[..., str], tmp_path: Path, workers: list[SinkWorker]
+    kafka_bootstrap: str, topic_factory: Callable[..., str], tmp_path: Path, sink_workers: list[SinkWorker]
 ) -> None:
     topic = topic_factory(partitions=PARTITIONS)
     root = tmp_path / "out"
@@ -97,7 +89,7 @@ def test_kill_9_at_each_commit_step_then_restart_loses_and_duplicates_nothing(
             tmp_path / f"{round_number}-{step.value}.log",
             {CRASH_AT_ENV: step.name, "TMPDIR": str(temp)},
         )
-        workers.append(crashed)
+        sink_workers.append(crashed)
         code = crashed.exit_code(120)
         log = crashed.log()
         assert code == -signal.SIGKILL, f"killed at {step.name}, exit code {code}:\n{crashed.log_tail()}"
@@ -112,7 +104,7 @@ def test_kill_9_at_each_commit_step_then_restart_loses_and_duplicates_nothing(
         restarted = SinkWorker(
             worker_props, sink_props, tmp_path / f"{round_number}-{step.value}-restart.log", {"TMPDIR": str(temp)}
         )
-        workers.append(restarted)
+        sink_workers.append(restarted)
         wait_for(functools.partial(logged, restarted, "spark-crash-0: assigned"), 120, "the recovery", restarted)
         wait_for(lambda: all_committed(root, topic, producer.per_partition()), 120, "every record committed", restarted)
         assert_exactly_once(root, topic, producer)
@@ -121,7 +113,7 @@ def test_kill_9_at_each_commit_step_then_restart_loses_and_duplicates_nothing(
 
 
 def test_worker_killed_during_a_rebalance_between_two_workers_loses_and_duplicates_nothing(
-    kafka_bootstrap: str, topic_factory: Callable[..., str], tmp_path: Path, workers: list[SinkWorker]
+    kafka_bootstrap: str, topic_factory: Callable[..., str], tmp_path: Path, sink_workers: list[SinkWorker]
 ) -> None:
     topic = topic_factory(partitions=PARTITIONS)
     root = tmp_path / "out"
@@ -133,7 +125,7 @@ def test_worker_killed_during_a_rebalance_between_two_workers_loses_and_duplicat
         sink_file(tmp_path, "spark-shared", topic, root),
         tmp_path / "first.log",
     )
-    workers.append(first)
+    sink_workers.append(first)
     wait_for(lambda: len(newest_manifests(root, topic)) == PARTITIONS, 120, "the first worker's commits", first)
 
     stop_producing = threading.Event()
@@ -151,7 +143,7 @@ def test_worker_killed_during_a_rebalance_between_two_workers_loses_and_duplicat
             sink_file(tmp_path, "spark-shared", topic, root),
             tmp_path / "second.log",
         )
-        workers.append(second)
+        sink_workers.append(second)
 
         def both_commit() -> bool:
             writers = {m["writer"] for m in newest_manifests(root, topic).values()}
