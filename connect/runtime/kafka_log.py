@@ -31,7 +31,6 @@ from confluent_kafka import OFFSET_BEGINNING, Consumer, IsolationLevel, KafkaErr
 from confluent_kafka import TopicPartition as KafkaTopicPartition
 from confluent_kafka.admin import AdminClient
 from confluent_kafka.admin._config import ConfigResource
-from confluent_kafka.admin._listoffsets import OffsetSpec
 from confluent_kafka.admin._resource import ResourceType
 from confluent_kafka.cimpl import NewTopic
 
@@ -41,7 +40,7 @@ from connect.runtime.kafka_clients import (
     TopicSpec,
     admin_result,
     connect_error,
-    retry_with_metadata_refresh,
+    end_offsets,
 )
 
 log = logging.getLogger(__name__)
@@ -255,14 +254,12 @@ class KafkaLog:
         admin = self._admin
         if admin is None:
             raise ConnectError(f"The {self.name} log is not started")
-        request = {KafkaTopicPartition(self.topic, p): OffsetSpec.latest() for p in self._partitions}  # type: ignore[no-untyped-call]
-
-        def attempt(timeout: float) -> dict[int, int]:
-            futures = admin.list_offsets(request, isolation_level=self._isolation, request_timeout=timeout)
-            return {tp.partition: int(f.result(timeout=timeout).offset) for tp, f in futures.items()}
-
         what = f"Could not find the end of the {self.name} log ({self.topic})"
-        return retry_with_metadata_refresh(admin, attempt, what, deadline, self._stopping.is_set)
+        keys = [(self.topic, p) for p in self._partitions]
+        found = end_offsets(
+            admin, keys, what, deadline, isolation_level=self._isolation, stopping=self._stopping.is_set
+        )
+        return {partition: offset for (_, partition), offset in found.items()}
 
     def _wait_for_partitions(self, deadline: float) -> list[int]:
         # A topic created a moment ago may not be in every broker's metadata yet. All topics are listed

@@ -15,7 +15,7 @@ from confluent_kafka import KafkaError, KafkaException
 from connect.api.errors import ConfigError, ConnectError, RetriableError
 from connect.api.records import TopicPartition
 from connect.runtime.kafka_client_config import override_violations, sink_group_id, to_librdkafka
-from connect.runtime.kafka_clients import KafkaAdmin, KafkaClients, TopicSpec
+from connect.runtime.kafka_clients import KafkaAdmin, KafkaClients, TopicSpec, offset_lookup
 from connect.runtime.states import ConnectorTaskId
 from connect.runtime.worker_config import WorkerConfig
 
@@ -232,6 +232,27 @@ def test_admin_calls_that_time_out_raise_a_retriable_error_naming_the_call(
         call(KafkaAdmin(cast(Any, SilentAdmin())))
 
 
+def metadata(leaders: dict[int, int], brokers: dict[int, int]) -> Any:
+    """Metadata of topic `orders`: partition → leader id, and broker id → port on 127.0.0.1."""
+    partitions = {p: SimpleNamespace(leader=leader) for p, leader in leaders.items()}
+    return SimpleNamespace(
+        topics={"orders": SimpleNamespace(partitions=partitions)},
+        brokers={b: SimpleNamespace(host="127.0.0.1", port=port) for b, port in brokers.items()},
+    )
+
+
+UP_PORTS: set[int] = set()
+
+
+@pytest.fixture(autouse=True)
+def leaders_up(monkeypatch: pytest.MonkeyPatch) -> set[int]:
+    """The end offsets' TCP probe answers from UP_PORTS (ports 1 to 9 unless a test changes it)."""
+    UP_PORTS.clear()
+    UP_PORTS.update(range(1, 10))
+    monkeypatch.setattr(offset_lookup, "leader_accepts_connections", lambda address: address[1] in UP_PORTS)
+    return UP_PORTS
+
+
 class RestartedBrokerAdmin(SilentAdmin):
     """ListOffsets fails with `errors` (one per attempt) until a metadata refresh, then answers."""
 
@@ -249,8 +270,53 @@ class RestartedBrokerAdmin(SilentAdmin):
         return {tp: _offset(7) for tp in request}
 
     def list_topics(self, **kwargs: Any) -> Any:
-        self.refreshed = True
-        return super().list_topics(**kwargs)
+        # The first listing is the one every attempt makes first; a refresh is a listing after an attempt.
+        self.refreshed = self.attempts > 0
+        return metadata({0: 1}, {1: 1})
+
+
+class MovingLeaderAdmin(SilentAdmin):
+    """Two partitions led by brokers 1 and 2; `leaders` can change between attempts. Records what it is asked."""
+
+    def __init__(self) -> None:
+        self.leaders = {0: 1, 1: 2}
+        self.asked: list[list[int]] = []
+
+    def list_offsets(self, request: dict[Any, Any], **kwargs: Any) -> dict[Any, Future[Any]]:
+        self.asked.append(sorted(tp.partition for tp in request))
+        return {tp: _offset(10 + tp.partition) for tp in request}
+
+    def list_topics(self, **kwargs: Any) -> Any:
+        return metadata(self.leaders, {1: 1, 2: 2, 3: 3})
+
+
+def test_end_offsets_never_ask_a_leader_that_refuses_connections(leaders_up: set[int]) -> None:
+    fake = MovingLeaderAdmin()
+    leaders_up.discard(2)  # broker 2 refuses: librdkafka would resend its ListOffsets in a busy loop
+    with pytest.raises(RetriableError, match=r"timed out .*leaders of 1 partition\(s\) are down"):
+        KafkaAdmin(cast(Any, fake)).end_offsets([TP0, TopicPartition("orders", 1)], timeout=0.3)
+    assert fake.asked[0] == [0] and all(asked == [] or asked == [0] for asked in fake.asked)
+    assert fake.asked.count([0]) == 1, "an answer is kept, not asked again"
+
+
+def test_end_offsets_ask_a_partition_again_once_its_leadership_moves(leaders_up: set[int]) -> None:
+    fake = MovingLeaderAdmin()
+    leaders_up.discard(2)
+    admin = KafkaAdmin(cast(Any, fake))
+    original = fake.list_topics
+
+    def leadership_moves_on_the_third_listing(**kwargs: Any) -> Any:
+        if len(fake.asked) >= 1 and fake.leaders[1] == 2 and getattr(fake, "listings", 0) >= 2:
+            fake.leaders = {0: 1, 1: 3}
+        fake.listings = getattr(fake, "listings", 0) + 1  # type: ignore[attr-defined]
+        return original(**kwargs)
+
+    fake.list_topics = leadership_moves_on_the_third_listing  # type: ignore[method-assign]
+    assert admin.end_offsets([TP0, TopicPartition("orders", 1)], timeout=5) == {
+        TP0: 10,
+        TopicPartition("orders", 1): 11,
+    }
+    assert fake.asked == [[0], [1]]
 
 
 def test_end_offsets_refresh_metadata_and_retry_after_a_stale_leader_epoch() -> None:

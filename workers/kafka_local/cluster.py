@@ -154,6 +154,33 @@ class LocalKafka:
             processes.clear_pid(spec.directory)
         return ended
 
+    def kill_node(self, node_id: int) -> int:
+        """SIGKILL one node, as a crash would end it (no controlled shutdown); returns its pid."""
+        spec = self._spec(node_id)
+        pid = processes.read_pid(spec.directory)
+        if pid is None or not processes.is_ours(pid, spec.directory):
+            raise LocalKafkaError(f"node {node_id} of {self.directory} is not running")
+        processes.kill_now(pid)
+        processes.clear_pid(spec.directory)
+        return pid
+
+    def start_node(self, node_id: int) -> None:
+        """Start one node of a cluster started before (its storage is formatted); wait until all are brokers."""
+        spec = self._spec(node_id)
+        if processes.running_pid(spec.directory) is not None:
+            raise LocalKafkaError(f"node {node_id} of {self.directory} already runs")
+        network.check_ports_free([spec.broker_port, spec.controller_port])
+        properties = str(spec.directory / "server.properties")
+        command = self._java_command(require_tool("java"), spec, "kafka.Kafka", properties)
+        processes.write_pid(spec.directory, processes.spawn_detached(command, spec.logs_dir / "stdout.log"))
+        self._wait_until_ready()
+
+    def _spec(self, node_id: int) -> config.NodeSpec:
+        for spec in self.specs:
+            if spec.node_id == node_id:
+                return spec
+        raise LocalKafkaError(f"no node {node_id} in {self.directory} (nodes: {[s.node_id for s in self.specs]})")
+
     def log_tail(self, lines: int = 40) -> str:
         """The last lines of every node's server and stdout logs, for error messages."""
         parts = []

@@ -121,6 +121,17 @@ def terminate(pids: dict[Path, int], timeout: float) -> list[int]:
     return sorted(ours.values())
 
 
+def kill_now(pid: int, timeout: float = 10.0) -> None:
+    """SIGKILL `pid` (the caller has proved it ours) and wait until it is gone and reaped."""
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGKILL)
+    deadline = time.monotonic() + timeout
+    while _cmdline(pid) and time.monotonic() < deadline:
+        _reap(pid)
+        time.sleep(0.02)
+    _wait_reaped(pid, deadline)
+
+
 def _wait_reaped(pid: int, deadline: float) -> None:
     # A dying process loses its cmdline before it becomes a zombie; when we are its parent, wait
     # for the zombie so none lingers in a long-lived caller such as a test session.

@@ -7,22 +7,18 @@ The rest of the runtime imports from here, and sees Protocols and wrappers, neve
 - `factory`: `KafkaClients`, which builds every client with Kafka Connect's layered settings;
 - `consumer`: `KafkaSinkConsumer`, a sink task's consumer;
 - `transactional`: `KafkaTransactionalProducer`, an exactly-once source task's producer;
-- `admin`: `KafkaAdmin`, `TopicSpec`, and the retry helpers `kafka_log` shares;
+- `admin`: `KafkaAdmin`, `TopicSpec`;
+- `offset_lookup`: `end_offsets`, ListOffsets without librdkafka's busy loop while a leader is down
+  (shared with `kafka_log`);
 - `errors`: confluent_kafka's errors as ConnectError / RetriableError, and fencing detection.
 
 Threading: a producer may be used from any thread; a `SinkConsumer` belongs to one thread (its rebalance
-callbacks run inside `consume` on that thread); `KafkaAdmin` calls and `retry_with_metadata_refresh` block
-the caller.
+callbacks run inside `consume` on that thread); `KafkaAdmin` calls and `end_offsets` block the
+caller.
 """
 
 from connect.runtime.kafka_client_config import override_violations, sink_group_id, to_librdkafka
-from connect.runtime.kafka_clients.admin import (
-    METADATA_REFRESH_TIMEOUT_S,
-    KafkaAdmin,
-    TopicSpec,
-    admin_result,
-    retry_with_metadata_refresh,
-)
+from connect.runtime.kafka_clients.admin import KafkaAdmin, TopicSpec, admin_result
 from connect.runtime.kafka_clients.consumer import KafkaSinkConsumer
 from connect.runtime.kafka_clients.errors import (
     ProducerFencedError,
@@ -32,6 +28,7 @@ from connect.runtime.kafka_clients.errors import (
     producer_fenced,
 )
 from connect.runtime.kafka_clients.factory import KafkaClients
+from connect.runtime.kafka_clients.offset_lookup import METADATA_REFRESH_TIMEOUT_S, end_offsets
 from connect.runtime.kafka_clients.protocols import (
     TIMESTAMP_CREATE_TIME,
     TIMESTAMP_LOG_APPEND_TIME,
@@ -70,10 +67,10 @@ __all__ = [
     "TransactionalProducer",
     "admin_result",
     "connect_error",
+    "end_offsets",
     "fencing_error",
     "override_violations",
     "producer_fenced",
-    "retry_with_metadata_refresh",
     "sink_group_id",
     "to_librdkafka",
 ]

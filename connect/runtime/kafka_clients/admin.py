@@ -1,16 +1,14 @@
 """`KafkaAdmin`, the admin operations the runtime and the herders need (topics, end offsets, consumer
-group offsets), and `retry_with_metadata_refresh`, which it shares with `kafka_log` for calls that go to
-partition leaders.
+group offsets). End offsets go through `end_offsets`, which it shares with `kafka_log`.
 
 Every call blocks its caller (a herder, REST or task thread) until it is answered or times out.
 """
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import TypeVar
@@ -18,12 +16,12 @@ from typing import TypeVar
 from confluent_kafka import ConsumerGroupTopicPartitions, KafkaError, KafkaException, TopicCollection
 from confluent_kafka import TopicPartition as KafkaTopicPartition
 from confluent_kafka.admin import AdminClient
-from confluent_kafka.admin._listoffsets import OffsetSpec
 from confluent_kafka.cimpl import NewTopic
 
 from connect.api.errors import ConnectError, RetriableError
 from connect.api.records import TopicPartition
 from connect.runtime.kafka_clients.errors import connect_error, error_code
+from connect.runtime.kafka_clients.offset_lookup import end_offsets
 
 log = logging.getLogger(__name__)
 
@@ -38,68 +36,6 @@ class TopicSpec:
     partitions: int = -1
     replication_factor: int = -1
     config: Mapping[str, str] = field(default_factory=dict)
-
-
-_LATEST = OffsetSpec.latest()  # type: ignore[no-untyped-call]
-
-# Errors no retry can mend: give up at once instead of at the deadline.
-_PERMANENT_ERRORS = frozenset(
-    {
-        KafkaError.TOPIC_AUTHORIZATION_FAILED,
-        KafkaError.CLUSTER_AUTHORIZATION_FAILED,
-        KafkaError.GROUP_AUTHORIZATION_FAILED,
-        KafkaError.INVALID_REQUEST,
-        KafkaError.UNSUPPORTED_VERSION,
-        KafkaError._INVALID_ARG,
-        KafkaError._UNSUPPORTED_FEATURE,
-    }
-)
-METADATA_REFRESH_TIMEOUT_S = 5.0
-_FIRST_RETRY_BACKOFF_S = 0.05
-_MAX_RETRY_BACKOFF_S = 1.0
-
-
-def retry_with_metadata_refresh(
-    admin: AdminClient,
-    attempt: Callable[[float], T],
-    what: str,
-    deadline: float,
-    stopping: Callable[[], bool] | None = None,
-) -> T:
-    """`attempt(timeout)` until it succeeds, a fatal or permanent error (raised at once as a ConnectError),
-    `stopping()`, or `deadline` (`time.monotonic()`); then its last error as a RetriableError. Messages
-    start with `what`.
-
-    For admin calls that go to partition leaders (ListOffsets): a leader moving, a broker restarting or
-    a topic created a moment ago fail them for a while, and librdkafka flags neither NOT_LEADER_OR_FOLLOWER
-    from ListOffsets nor "No leaders found" as retriable. After a broker restart the admin client also
-    keeps sending a stale leader epoch (FENCED_LEADER_EPOCH, "Leader epoch is older than broker epoch")
-    until its metadata is refreshed, so each retry first refreshes it by listing the topics, then waits
-    a back-off that doubles from 50 ms to 1 s.
-    """
-    backoff = _FIRST_RETRY_BACKOFF_S
-    while True:
-        timeout = max(deadline - time.monotonic(), _FIRST_RETRY_BACKOFF_S)
-        try:
-            return attempt(timeout)
-        except KafkaException as exc:
-            error = connect_error(exc, what)
-            cause: BaseException = exc
-            code = error_code(exc)
-            give_up = code in _PERMANENT_ERRORS or (
-                bool(exc.args) and isinstance(exc.args[0], KafkaError) and exc.args[0].fatal()
-            )
-        except TimeoutError as exc:
-            error, cause, give_up = RetriableError(f"{what}: timed out after {timeout:.1f} s"), exc, False
-        if give_up:
-            raise error from cause
-        if time.monotonic() >= deadline or (stopping is not None and stopping()):
-            raise (error if isinstance(error, RetriableError) else RetriableError(str(error))) from cause
-        log.debug("%s; retrying", error)
-        with contextlib.suppress(KafkaException):  # the next attempt reports what is wrong
-            admin.list_topics(timeout=max(min(deadline - time.monotonic(), METADATA_REFRESH_TIMEOUT_S), 0.1))
-        time.sleep(max(min(backoff, deadline - time.monotonic()), 0.0))
-        backoff = min(backoff * 2, _MAX_RETRY_BACKOFF_S)
 
 
 def admin_result(future: Future[T], timeout: float, what: str) -> T:
@@ -167,21 +103,12 @@ class KafkaAdmin:
         return created
 
     def end_offsets(self, partitions: Iterable[TopicPartition], timeout: float = 10.0) -> dict[TopicPartition, int]:
-        """The log end offsets; retried within `timeout` while leaders move (`retry_with_metadata_refresh`)."""
-        request = {KafkaTopicPartition(tp.topic, tp.partition): _LATEST for tp in partitions}
-        if not request:
+        """The log end offsets; retried within `timeout` while leaders move (`offset_lookup.end_offsets`)."""
+        keys = [(tp.topic, tp.partition) for tp in partitions]
+        if not keys:
             return {}
-        what = "Could not list end offsets"
-        admin = self._admin
-
-        def attempt(remaining: float) -> dict[TopicPartition, int]:
-            futures = admin.list_offsets(request, request_timeout=remaining)
-            return {
-                TopicPartition(tp.topic, tp.partition): int(admin_result(future, remaining, what).offset)
-                for tp, future in futures.items()
-            }
-
-        return retry_with_metadata_refresh(admin, attempt, what, time.monotonic() + timeout)
+        found = end_offsets(self._admin, keys, "Could not list end offsets", time.monotonic() + timeout)
+        return {TopicPartition(topic, partition): offset for (topic, partition), offset in found.items()}
 
     def consumer_group_offsets(self, group: str, timeout: float = 10.0) -> dict[TopicPartition, int]:
         """The committed offsets of `group` (partitions without a committed offset left out)."""
