@@ -12,62 +12,74 @@ from bench.settings import DATAGEN, FILE_BATCH_SIZE, VALUE_SIZES
 from bench.systems.base import RunningWorker
 
 GROUP = "datagen"
-SIZE = "100B"
 BYTE_ARRAY_CONVERTER = "org.apache.kafka.connect.converters.ByteArrayConverter"
 METHOD = (
     "DatagenConnector with `quickstart=payload` (a BYTES value of `payload.size` bytes, ByteArrayConverter; "
     f"key `<task>-<seq>` as a string), `max.records=N`, no rate limit, `batch.size={FILE_BATCH_SIZE}`. Timed like the "
     "file source: from `POST /connectors` to the topic's end offset reaching N."
 )
-NAME = f"datagen-{SIZE}"
+
+
+def datagen_name(size: str) -> str:
+    return f"datagen-{size}"
+
+
+def datagen_config(topic: str, value_size: int, count: int) -> dict[str, str]:
+    return {
+        "connector.class": DATAGEN,
+        "tasks.max": "1",
+        "kafka.topic": topic,
+        "quickstart": "payload",
+        "payload.size": str(value_size),
+        "max.records": str(count),
+        "seed": "1",
+        "batch.size": str(FILE_BATCH_SIZE),
+        "value.converter": BYTE_ARRAY_CONVERTER,
+    }
 
 
 def run(ctx: RunContext) -> list[BenchmarkResult]:
-    value_size = VALUE_SIZES[SIZE]
-    count = ctx.sizes.connect_records[SIZE]
     systems = [system for system in ctx.systems if system.key == KCONNECT]
 
+    def measure(worker: RunningWorker, value_size: int, count: int) -> dict[str, float]:
+        topic = ctx.unique("datagen")
+        ctx.admin.create_topic(topic)
+        try:
+            config = datagen_config(topic, value_size, count)
+            return throughput(count, value_size, timed_connector_run(ctx, worker, config, topic, count))
+        finally:
+            ctx.admin.delete_topics([topic])
+
+    def measure_size(worker: RunningWorker, size: str) -> dict[str, list[float]]:
+        value_size, count = VALUE_SIZES[size], ctx.sizes.connect_records[size]
+        return repeat(lambda _: measure(worker, value_size, count), ctx.sizes.warmups, ctx.sizes.repetitions)
+
     def body(worker: RunningWorker, record: Record) -> None:
-        def measure(_: int) -> dict[str, float]:
-            topic = ctx.unique("datagen")
-            ctx.admin.create_topic(topic)
-            try:
-                config = {
-                    "connector.class": DATAGEN,
-                    "tasks.max": "1",
-                    "kafka.topic": topic,
-                    "quickstart": "payload",
-                    "payload.size": str(value_size),
-                    "max.records": str(count),
-                    "seed": "1",
-                    "batch.size": str(FILE_BATCH_SIZE),
-                    "value.converter": BYTE_ARRAY_CONVERTER,
-                }
-                return throughput(count, value_size, timed_connector_run(ctx, worker, config, topic, count))
-            finally:
-                ctx.admin.delete_topics([topic])
+        for size in VALUE_SIZES:
+            samples = measure_size(worker, size)
+            record(datagen_name(size), SystemResult.measured(worker.system.label, throughput_metrics(samples)))
 
-        samples = repeat(measure, ctx.sizes.warmups, ctx.sizes.repetitions)
-        record(NAME, SystemResult.measured(worker.system.label, throughput_metrics(samples)))
-
-    rows = ctx.each_system([NAME], body, systems)
-    rows[NAME][JAVA_CONNECT] = SystemResult.not_applicable(
-        SYSTEM_LABELS[JAVA_CONNECT], "Apache Kafka ships no datagen connector (Confluent's is a separate plug-in)"
-    )
+    names = [datagen_name(size) for size in VALUE_SIZES]
+    rows = ctx.each_system(names, body, systems)
+    for name in names:
+        rows[name][JAVA_CONNECT] = SystemResult.not_applicable(
+            SYSTEM_LABELS[JAVA_CONNECT], "Apache Kafka ships no datagen connector (Confluent's is a separate plug-in)"
+        )
     return [
         ctx.entry(
-            NAME,
+            datagen_name(size),
             GROUP,
-            f"Datagen → Kafka, {SIZE} payloads",
-            f"datagen {SIZE}",
+            f"Datagen → Kafka, {size} payloads",
+            f"datagen {size}",
             METHOD,
             THROUGHPUT_METRICS,
-            rows[NAME],
+            rows[datagen_name(size)],
             comparisons=(
-                Reference("raw producer", RAW_CLIENT, producer_name(SIZE)),
-                Reference("kconnect file source", KCONNECT, source_name(SIZE)),
+                Reference("raw producer", RAW_CLIENT, producer_name(size)),
+                Reference("kconnect file source", KCONNECT, source_name(size)),
             ),
             ratio_metrics=(RECORDS_PER_S,),
-            settings={"records": count, "value_bytes": value_size},
+            settings={"records": ctx.sizes.connect_records[size], "value_bytes": value_size},
         )
+        for size, value_size in VALUE_SIZES.items()
     ]

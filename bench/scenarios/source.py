@@ -7,7 +7,7 @@ connectors (so no stored source offset applies) and new topics.
 FileStreamSource runs one task whatever `tasks.max` says, in both systems, so "4 tasks" is 4 connectors,
 each reading its own file of N/4 lines into its own 1-partition topic: the same total work as 1 task
 reading N lines. This group runs one standalone worker per system; the same 1-and-4-task measurement on
-3-worker distributed clusters is made in the failover group, on the clusters it starts anyway.
+3-worker distributed clusters (100B lines) is made in the failover group, on the clusters it starts anyway.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from bench.systems.base import Deployment
 
 GROUP = "source"
 TIMES = "\u00d7"  # ruff flags the character itself as a look-alike
+# The value size of the 1-and-4-task measurement on distributed clusters (the failover group).
 TASKS_SIZE = "100B"
 ONE_TASK = "records_per_s_1_task"
 MANY_TASKS = f"records_per_s_{SOURCE_TASKS}_tasks"
@@ -59,7 +60,8 @@ def source_name(size: str) -> str:
     return f"source-{size}"
 
 
-TASKS_NAME = f"source-tasks-{TASKS_SIZE}"
+def tasks_name(size: str) -> str:
+    return f"source-tasks-{size}"
 
 
 @dataclass(frozen=True)
@@ -118,11 +120,17 @@ def measure_jobs(ctx: RunContext, worker: Deployment, jobs: Sequence[SourceJob],
         ctx.admin.delete_topics(topics)
 
 
+def measure_repeated(
+    ctx: RunContext, worker: Deployment, jobs: Sequence[SourceJob], value_size: int, repetitions: int
+) -> dict[str, list[float]]:
+    """`measure_jobs` after the warm-ups, `repetitions` times."""
+    return repeat(lambda _: measure_jobs(ctx, worker, jobs, value_size), ctx.sizes.warmups, repetitions)
+
+
 def measure_file_source(
     ctx: RunContext, worker: Deployment, source: Path, value_size: int, count: int
 ) -> dict[str, list[float]]:
-    job = SourceJob(source, count)
-    return repeat(lambda _: measure_jobs(ctx, worker, [job], value_size), ctx.sizes.warmups, ctx.sizes.repetitions)
+    return measure_repeated(ctx, worker, [SourceJob(source, count)], value_size, ctx.sizes.repetitions)
 
 
 def tasks_row(label: str, one: Sequence[float], many: Sequence[float]) -> SystemResult:
@@ -163,8 +171,8 @@ def measure_tasks(
 ) -> SystemResult:
     """The 1-task and SOURCE_TASKS-task row: one connector on the whole file, then one per part."""
     whole, parts = inputs
-    one = repeat(lambda _: measure_jobs(ctx, worker, [whole], value_size), ctx.sizes.warmups, repetitions)
-    many = repeat(lambda _: measure_jobs(ctx, worker, parts, value_size), ctx.sizes.warmups, repetitions)
+    one = measure_repeated(ctx, worker, [whole], value_size, repetitions)
+    many = measure_repeated(ctx, worker, parts, value_size, repetitions)
     return tasks_row(label, one[RECORDS_PER_S], many[RECORDS_PER_S])
 
 
@@ -174,23 +182,22 @@ def run(ctx: RunContext) -> list[BenchmarkResult]:
     for size, value_size in VALUE_SIZES.items():
         files[size] = inputs / f"lines-{size}.txt"
         write_lines(files[size], payload(value_size), ctx.sizes.connect_records[size])
-    tasks_value = VALUE_SIZES[TASKS_SIZE]
-    parts = split_files(
-        ctx.scratch("source-parts"), payload(tasks_value), ctx.sizes.connect_records[TASKS_SIZE], SOURCE_TASKS
-    )
+    parts = {
+        size: split_files(
+            ctx.scratch(f"source-parts-{size}"), payload(value_size), ctx.sizes.connect_records[size], SOURCE_TASKS
+        )
+        for size, value_size in VALUE_SIZES.items()
+    }
 
     def body(worker: Deployment, record: Record, label: str) -> None:
         for size, value_size in VALUE_SIZES.items():
             samples = measure_file_source(ctx, worker, files[size], value_size, ctx.sizes.connect_records[size])
             record(source_name(size), SystemResult.measured(label, throughput_metrics(samples)))
-            if size == TASKS_SIZE:
-                many = repeat(
-                    lambda _: measure_jobs(ctx, worker, parts, tasks_value), ctx.sizes.warmups, ctx.sizes.repetitions
-                )
-                record(TASKS_NAME, tasks_row(label, samples[RECORDS_PER_S], many[RECORDS_PER_S]))
+            many = measure_repeated(ctx, worker, parts[size], value_size, ctx.sizes.repetitions)
+            record(tasks_name(size), tasks_row(label, samples[RECORDS_PER_S], many[RECORDS_PER_S]))
 
     standalone = ctx.each_system(
-        [*(source_name(size) for size in VALUE_SIZES), TASKS_NAME],
+        [*(source_name(size) for size in VALUE_SIZES), *(tasks_name(size) for size in VALUE_SIZES)],
         lambda worker, record: body(worker, record, worker.system.label),
     )
     settings = {f"{system.key}.{key}": value for system in ctx.systems for key, value in system.settings().items()}
@@ -212,23 +219,24 @@ def run(ctx: RunContext) -> list[BenchmarkResult]:
         )
         for size in VALUE_SIZES
     ]
-    tasks_settings = {
-        "records": ctx.sizes.connect_records[TASKS_SIZE],
-        "value_bytes": tasks_value,
-        "tasks": SOURCE_TASKS,
-    }
-    entries.append(
+    entries += [
         ctx.entry(
-            TASKS_NAME,
+            tasks_name(size),
             GROUP,
-            f"FileStreamSource → Kafka, {TASKS_SIZE} lines, 1 and {SOURCE_TASKS} tasks, one standalone worker",
-            f"1 vs {SOURCE_TASKS} tasks",
+            f"FileStreamSource → Kafka, {size} lines, 1 and {SOURCE_TASKS} tasks, one standalone worker",
+            f"{size}, 1 vs {SOURCE_TASKS} tasks",
             TASKS_METHOD,
             TASKS_METRICS,
-            standalone[TASKS_NAME],
+            standalone[tasks_name(size)],
             comparisons=(Reference("Java Connect", JAVA_CONNECT),),
             ratio_metrics=(MANY_TASKS,),
-            settings={**tasks_settings, **settings},
+            settings={
+                "records": ctx.sizes.connect_records[size],
+                "value_bytes": VALUE_SIZES[size],
+                "tasks": SOURCE_TASKS,
+                **settings,
+            },
         )
-    )
+        for size in VALUE_SIZES
+    ]
     return entries
