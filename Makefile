@@ -4,9 +4,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup run test test-unit lint bench bench-quick bench-quick-all clean kafka-jars hadoop-jars
+.PHONY: setup run test test-unit lint bench bench-quick bench-quick-all clean kafka-jars hadoop-jars s3a-jars
 
-setup: $(STAMP) kafka-jars hadoop-jars
+setup: $(STAMP) kafka-jars hadoop-jars s3a-jars
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -21,6 +21,10 @@ kafka-jars: $(STAMP)
 # Resolves Hadoop's MiniDFSCluster jars (the integration tests' HDFS) from Maven Central into a cache outside the repo.
 hadoop-jars: $(STAMP)
 	$(BIN)/python -m tests.fixtures.hdfs fetch
+
+# Resolves Hadoop's S3A connector (hadoop-aws and the AWS SDK's S3 client) for the s3a:// tests.
+s3a-jars: $(STAMP)
+	$(BIN)/python -m tests.fixtures.s3 fetch
 
 run: setup
 	$(BIN)/python -m workers.demo

@@ -30,8 +30,6 @@ DEFAULT_OPTIONS = {
     "spark.hadoop.parquet.enable.summary-metadata": "false",
     "spark.hadoop.mapreduce.fileoutputcommitter.marksuccessfuljobs": "false",
     "spark.hadoop.mapreduce.fileoutputcommitter.algorithm.version": "1",
-    # Local staging needs no .crc side files (they are deleted with staging anyway).
-    "spark.hadoop.fs.file.impl": "org.apache.hadoop.fs.RawLocalFileSystem",
     # createDataFrame makes one partition per Arrow batch, and converting many small batches costs the
     # arrow hand-off about a third of its speed (Spark's default is 10,000 rows). `spark_job` bounds
     # the batches by bytes instead, so a batch still fits into one task message on a cluster.
