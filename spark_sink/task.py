@@ -40,6 +40,7 @@ from spark_sink.handoff import (
     sweep_storage,
 )
 from spark_sink.intake import PartitionState, RecordIntake, ReportErrant
+from spark_sink.layout import STAGING_DIR
 from spark_sink.ledger import Ledgers
 from spark_sink.partitioners import load_partitioner, load_timestamp_extractor
 from spark_sink.recovery import recover_partition
@@ -58,6 +59,9 @@ log = logging.getLogger(__name__)
 
 STOP_TIMEOUT_S = 30.0
 ERRANT_REPORT_TIMEOUT_S = 30.0
+# How often a task looks at staging again while a sweep left something there (a listing and a few
+# manifest reads; dead groups are decided by manifests that arrive after the assignment's sweep).
+STAGING_RESWEEP_MS = 60_000
 
 
 class SparkParquetSinkTask(SinkTask):
@@ -77,6 +81,8 @@ class SparkParquetSinkTask(SinkTask):
         self._intake: RecordIntake | None = None
         self._backpressure = BackPressure(1)
         self._handed_over: dict[TopicPartition, int] = {}
+        self._next_sweep_ms: int | None = None
+        self.staging_resweep_ms = STAGING_RESWEEP_MS
         self.writer_id = uuid.uuid4().hex[:12]
 
     def version(self) -> str:
@@ -117,11 +123,7 @@ class SparkParquetSinkTask(SinkTask):
         storage = self._require_storage()
         for tp in partitions:
             self._recover(tp, storage)
-        try:
-            sweep_staging(storage, int(time.time() * 1000))
-            sweep_storage(storage, int(time.time() * 1000))
-        except Exception:
-            log.warning("Could not clean up staging under %s", storage.root, exc_info=True)
+        self._sweep(storage, int(time.time() * 1000))
         self._end_call()
 
     def put(self, records: Sequence[SinkRecord]) -> None:
@@ -137,7 +139,10 @@ class SparkParquetSinkTask(SinkTask):
     def pre_commit(self, offsets: Mapping[TopicPartition, int]) -> Mapping[TopicPartition, int]:
         writer = self._require_writer()
         self._absorb_outcomes(writer)
-        self._after_call(writer, int(time.time() * 1000))
+        now = int(time.time() * 1000)
+        self._after_call(writer, now)
+        if self._next_sweep_ms is not None and now >= self._next_sweep_ms:
+            self._sweep(self._require_storage(), now)
         published = {tp: end + 1 for tp, end in self._ledgers.published().items()}
         if published != self._handed_over:
             self.fault_injector(CommitStep.PRE_COMMIT, None)
@@ -283,6 +288,20 @@ class SparkParquetSinkTask(SinkTask):
             if extractor is not None and extractor.is_wallclock and buffer.base_time_ms is not None:
                 due.append(buffer.base_time_ms + self.settings.rotate_interval_ms)
         return float(min(due)) if due else None
+
+    def _sweep(self, storage: Storage, now_ms: int) -> None:
+        """Deletes dead staging and hand-off files. A crashed writer's staged groups are undecided until
+        their partitions' next manifests exist, which the new owners write after this assignment: while
+        anything is left in staging, sweep again every `staging_resweep_ms` rather than leave it until
+        the next rebalance."""
+        try:
+            sweep_staging(storage, now_ms)
+            sweep_storage(storage, now_ms)
+            left = bool(storage.list_dir(STAGING_DIR))
+        except Exception:
+            log.warning("Could not clean up staging under %s", storage.root, exc_info=True)
+            left = True
+        self._next_sweep_ms = now_ms + self.staging_resweep_ms if left else None
 
     def _end_call(self) -> None:
         for state in self._states.values():

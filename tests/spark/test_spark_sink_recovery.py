@@ -11,6 +11,7 @@ import pytest
 
 from connect.api import ConnectError, TopicPartition
 from spark_sink.faults import CommitStep
+from spark_sink.layout import GROUP_COLUMN
 from tests.spark.conftest import SinkHarness, json_records, offsets_by_partition, read_dataset
 
 pytestmark = pytest.mark.spark
@@ -89,6 +90,27 @@ def test_a_new_task_recovers_after_a_crash_at_each_step(
     # The next assignment sweeps whatever the crashed writer left in staging.
     recovered.open(TP0, TP1)
     assert list((root / "_staging").iterdir()) == []
+
+
+def test_staging_a_killed_writer_left_is_swept_once_the_new_owner_commits_past_it(
+    harness_factory: Callable[..., SinkHarness], tmp_path: Path
+) -> None:
+    root = tmp_path / "out"
+    # What a writer killed with -9 after staging leaves: a group for manifest 0 of TP1, never committed.
+    # At the next assignment it is undecided (no manifest 0 yet), so that sweep must keep it.
+    dead_group = root / "_staging" / "0123456789ab-00000001" / "s0" / f"{GROUP_COLUMN}={TP1.topic}+1+0+0"
+    dead_group.mkdir(parents=True)
+    (dead_group / "part-00000.snappy.parquet").write_bytes(b"staged by a killed writer")
+
+    sink = harness_factory(flush_size=30, store_kafka_metadata="true")
+    sink.task.staging_resweep_ms = 0  # due at every commit rather than once a minute
+    sink.open(TP0, TP1)
+    assert dead_group.is_dir(), "undecided at the assignment: kept"
+    replay(sink, {}, 60)
+    # The new owner's manifest 0 of TP1 decides the group: the next commit (flush_all's) sweeps it away.
+    assert sink.flush_all() == {TP0: 60, TP1: 60}
+    assert list((root / "_staging").iterdir()) == []
+    assert offsets_by_partition(read_dataset(root)) == {0: list(range(60)), 1: list(range(60))}
 
 
 def test_a_zombie_loses_the_manifest_race_and_rewinds(
