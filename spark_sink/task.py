@@ -256,9 +256,15 @@ class SparkParquetSinkTask(SinkTask):
             closed.append(self._states[tp].buffer.close("flush.max.bytes"))
         writer.submit(closed)
         buffered = sum(s.buffer.nbytes for s in self._states.values())
-        to_pause, to_resume = self._backpressure.decide(buffered + writer.pending_bytes, set(self._states))
+        unwritten = writer.pending_bytes
+        to_pause, to_resume = self._backpressure.decide(buffered + unwritten, set(self._states))
         if to_pause:
-            log.info("Pausing %d partition(s): %d bytes buffered or unwritten", len(to_pause), buffered)
+            log.info(
+                "Pausing %d partition(s): %d bytes buffered, %d handed to the writer and not yet written",
+                len(to_pause),
+                buffered,
+                unwritten,
+            )
             self.context.pause(*sorted(to_pause))
         if to_resume:
             self.context.resume(*sorted(to_resume))

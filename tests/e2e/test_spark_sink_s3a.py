@@ -37,6 +37,7 @@ from tests.e2e.spark_sink_workers import (
     SPARK_OPTIONS,
     SequenceProducer,
     SinkWorker,
+    logged,
     wait_for,
     worker_file,
     write_properties,
@@ -175,6 +176,7 @@ def test_kill_9_while_committing_to_s3a_then_restart_publishes_every_offset_once
     # new epochs: garbage that the next partition assignment sweeps away, leaving staging empty.
     sweeper = SinkWorker(worker_props, sink_props, tmp_path / "sweep.log")
     sink_workers.append(sweeper)
+    wait_for(functools.partial(logged, sweeper, "s3a-sink-0: assigned"), 120, "the next assignment", sweeper)
     wait_for(lambda: output.files("_staging") == [], 120, "staging emptied at the next assignment", sweeper)
     assert sweeper.terminate() == 0, sweeper.log_tail()
     assert len(output.positions()) == sum(producer.per_partition().values()), "the sweep removed no published row"
