@@ -18,20 +18,12 @@ from confluent_kafka import Consumer, TopicPartition
 from confluent_kafka.admin import AdminClient
 from confluent_kafka.cimpl import NewTopic  # where the typed stubs declare it
 
+from workers.common.ports import port_free
 from workers.kafka_local import LocalKafka
 
 log = logging.getLogger(__name__)
 
 CONTROLLER_OFFSET = 100
-
-
-def _port_free(port: int) -> bool:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        try:
-            probe.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
 
 
 def free_port(avoid: set[int] | None = None) -> int:
@@ -48,7 +40,7 @@ def broker_port() -> int:
     """A broker port whose controller port (port + 100, LocalKafka's layout) is free too."""
     for _ in range(100):
         port = free_port()
-        if port + CONTROLLER_OFFSET <= 65535 and _port_free(port + CONTROLLER_OFFSET):
+        if port + CONTROLLER_OFFSET <= 65535 and port_free(port + CONTROLLER_OFFSET):
             return port
     raise RuntimeError("no free pair of ports for the benchmark broker")
 

@@ -39,6 +39,7 @@ from bench.spark_kafka.cells import (
 from bench.spark_kafka.jars import SparkKafkaJars
 from bench.spark_kafka.kconnect_sink import KconnectSink
 from bench.spark_kafka.streaming import StreamingPeer
+from spark_sink.config import CONFIG_DEF, FLUSH_MAX_BYTES_CONFIG
 
 log = logging.getLogger(__name__)
 
@@ -57,8 +58,9 @@ PARTITION_COUNTS = (1, 8)
 # Full mode's 1 KB cells hold 100,000-record files (100 MB): twice that would pass half of the sink's
 # default `flush.max.bytes`, which closes files early by size (see `check_file_sizes`).
 RECORDS = {"quick": {"100B": 600_000, "1KB": 150_000}, "full": {"100B": 3_000_000, "1KB": 300_000}}
-# The sink's default `flush.max.bytes`: open files close early once together they hold half of it.
-SINK_FLUSH_MAX_BYTES = 256 * 1024 * 1024
+# The sink's default `flush.max.bytes`: open files close early once together they hold half of it
+# (`spark_sink.rotation.early_flushes`).
+SINK_FLUSH_MAX_BYTES: int = CONFIG_DEF.keys[FLUSH_MAX_BYTES_CONFIG].default
 COST_REPETITIONS = {"quick": 10, "full": 30}
 COST_RECORDS = 21  # a multiple of the files per partition
 

@@ -241,16 +241,12 @@ def metadata(leaders: dict[int, int], brokers: dict[int, int]) -> Any:
     )
 
 
-UP_PORTS: set[int] = set()
-
-
 @pytest.fixture(autouse=True)
 def leaders_up(monkeypatch: pytest.MonkeyPatch) -> set[int]:
-    """The end offsets' TCP probe answers from UP_PORTS (ports 1 to 9 unless a test changes it)."""
-    UP_PORTS.clear()
-    UP_PORTS.update(range(1, 10))
-    monkeypatch.setattr(offset_lookup, "leader_accepts_connections", lambda address: address[1] in UP_PORTS)
-    return UP_PORTS
+    """The ports whose broker the end offsets' TCP probe finds up: 1 to 9 unless a test removes some."""
+    up = set(range(1, 10))
+    monkeypatch.setattr(offset_lookup, "leader_accepts_connections", lambda address: address[1] in up)
+    return up
 
 
 class RestartedBrokerAdmin(SilentAdmin):
@@ -276,17 +272,23 @@ class RestartedBrokerAdmin(SilentAdmin):
 
 
 class MovingLeaderAdmin(SilentAdmin):
-    """Two partitions led by brokers 1 and 2; `leaders` can change between attempts. Records what it is asked."""
+    """Two partitions led by brokers 1 and 2; with `moves_at`, partition 1's leadership moves to broker 3
+    at that metadata listing. Records what it is asked."""
 
-    def __init__(self) -> None:
+    def __init__(self, moves_at: int | None = None) -> None:
         self.leaders = {0: 1, 1: 2}
         self.asked: list[list[int]] = []
+        self.listings = 0
+        self.moves_at = moves_at
 
     def list_offsets(self, request: dict[Any, Any], **kwargs: Any) -> dict[Any, Future[Any]]:
         self.asked.append(sorted(tp.partition for tp in request))
         return {tp: _offset(10 + tp.partition) for tp in request}
 
     def list_topics(self, **kwargs: Any) -> Any:
+        self.listings += 1
+        if self.listings == self.moves_at:
+            self.leaders = {0: 1, 1: 3}
         return metadata(self.leaders, {1: 1, 2: 2, 3: 3})
 
 
@@ -300,18 +302,9 @@ def test_end_offsets_never_ask_a_leader_that_refuses_connections(leaders_up: set
 
 
 def test_end_offsets_ask_a_partition_again_once_its_leadership_moves(leaders_up: set[int]) -> None:
-    fake = MovingLeaderAdmin()
+    fake = MovingLeaderAdmin(moves_at=3)  # two attempts find broker 2 down, the third a new leader
     leaders_up.discard(2)
     admin = KafkaAdmin(cast(Any, fake))
-    original = fake.list_topics
-
-    def leadership_moves_on_the_third_listing(**kwargs: Any) -> Any:
-        if len(fake.asked) >= 1 and fake.leaders[1] == 2 and getattr(fake, "listings", 0) >= 2:
-            fake.leaders = {0: 1, 1: 3}
-        fake.listings = getattr(fake, "listings", 0) + 1  # type: ignore[attr-defined]
-        return original(**kwargs)
-
-    fake.list_topics = leadership_moves_on_the_third_listing  # type: ignore[method-assign]
     assert admin.end_offsets([TP0, TopicPartition("orders", 1)], timeout=5) == {
         TP0: 10,
         TopicPartition("orders", 1): 11,

@@ -133,11 +133,7 @@ class LocalKafka:
         log.info("starting Apache Kafka %s: %d node(s), state in %s", self.version, len(self.specs), self.directory)
         self._prepare_storage(java)
         for spec in self.specs:
-            pid = processes.spawn_detached(
-                self._java_command(java, spec, "kafka.Kafka", str(spec.directory / "server.properties")),
-                spec.logs_dir / "stdout.log",
-            )
-            processes.write_pid(spec.directory, pid)
+            self._spawn_node(java, spec)
         log.info("jars in %s, logs in %s/node-*/logs", libs, self.directory)
         try:
             self._wait_until_ready()
@@ -170,10 +166,12 @@ class LocalKafka:
         if processes.running_pid(spec.directory) is not None:
             raise LocalKafkaError(f"node {node_id} of {self.directory} already runs")
         network.check_ports_free([spec.broker_port, spec.controller_port])
-        properties = str(spec.directory / "server.properties")
-        command = self._java_command(require_tool("java"), spec, "kafka.Kafka", properties)
-        processes.write_pid(spec.directory, processes.spawn_detached(command, spec.logs_dir / "stdout.log"))
+        self._spawn_node(require_tool("java"), spec)
         self._wait_until_ready()
+
+    def _spawn_node(self, java: str, spec: config.NodeSpec) -> None:
+        command = self._java_command(java, spec, "kafka.Kafka", str(spec.directory / "server.properties"))
+        processes.write_pid(spec.directory, processes.spawn_detached(command, spec.logs_dir / "stdout.log"))
 
     def _spec(self, node_id: int) -> config.NodeSpec:
         for spec in self.specs:
