@@ -1,5 +1,9 @@
 """From a batch of one topic partition's records to rows in its open file, closing files as rotation says.
 
+A batch is a `SinkRecordBatch`: the runtime's columns of consumed bytes (`put_batches`), or SinkRecords
+wrapped as one (`put`). Rows are picked from it by position, and a `SinkRecord` is built only for a row
+that needs one (an errant record report, a partitioner that reads `PartitionInput.records`).
+
 Per batch: drop records already published (after a rewind the consumer may still deliver some),
 skip or reject null values, decode values to Arrow segments (values that cannot be decoded go to the
 errant record reporter when there is one, and are then skipped like tombstones), settle schema changes
@@ -10,12 +14,14 @@ Task thread only.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar, overload
 
 import pyarrow as pa
 
-from connect.api import DataError, SinkRecord, TopicPartition
+from connect.api import DataError, SinkRecord, SinkRecordBatch, TopicPartition
 from spark_sink.buffers import Chunk, ClosedBatch, PartitionBuffer
 from spark_sink.config import SinkSettings
 from spark_sink.decoding import Segment, ValueDecoder
@@ -61,64 +67,72 @@ class RecordIntake:
         self.report_errant = report_errant
         self._track_labels = settings.max_open_files > 0
 
-    def add(self, state: PartitionState, records: Sequence[SinkRecord], now_ms: int) -> None:
-        """Buffers `records` (all of `state.tp`, in offset order); closed batches go to `state.closed`."""
-        if state.rewinding or not records:
+    def add(self, state: PartitionState, batch: SinkRecordBatch, now_ms: int) -> None:
+        """Buffers `batch` (records of `state.tp` in offset order); closed batches go to `state.closed`."""
+        offsets = batch.offsets
+        if state.rewinding or not offsets:
             return
-        if state.next_expected is not None and records[0].original_kafka_offset < state.next_expected:
-            records = [r for r in records if r.original_kafka_offset >= state.next_expected]
-            if not records:
+        first = 0
+        if state.next_expected is not None and offsets[0] < state.next_expected:
+            first = bisect_left(offsets, state.next_expected)  # after a rewind: already published
+            if first == len(offsets):
                 return
-        state.next_expected = records[-1].original_kafka_offset + 1
-        rows = [r for r in records if r.value is not None]
-        if len(rows) != len(records):
-            first_null = next(r for r in records if r.value is None)
+        state.next_expected = offsets[-1] + 1
+        positions: Sequence[int] = range(first, len(offsets))
+        values = batch.values
+        present: Sequence[int] = positions
+        if None in take(values, positions):
+            present = [i for i in positions if values[i] is not None]
             if self.settings.null_values == "fail":
+                null_at = next(i for i in positions if values[i] is None)
                 raise DataError(
-                    f"Null value at {state.tp.topic}-{state.tp.partition} offset {first_null.original_kafka_offset}; "
+                    f"Null value at {state.tp.topic}-{state.tp.partition} offset {offsets[null_at]}; "
                     "set behavior.on.null.values=ignore to skip tombstones"
                 )
         buffer = state.buffer
         hint = buffer.value_schema if buffer.schema_from_json else None
-        segments, decoded = self._decode(rows, hint)
+        segments, decoded = self._decode(batch, present, hint)
         start = 0
         for segment in segments:
-            self._add_segment(state, segment, decoded[start : start + segment.rows], now_ms)
+            self._add_segment(state, segment, batch, decoded[start : start + segment.rows], now_ms)
             start += segment.rows
-        if len(decoded) != len(records):
+        if len(decoded) != len(positions):
             # Tombstones and reported records count as written: the buffer covers them, but not those
             # before an earlier cut.
             closed_end = state.closed[-1].end_offset if state.closed else -1
-            kept = {id(r) for r in decoded}
-            skipped = [
-                r.original_kafka_offset for r in records if id(r) not in kept and r.original_kafka_offset > closed_end
-            ]
+            kept = set(decoded)
+            skipped = [offsets[i] for i in positions if i not in kept and offsets[i] > closed_end]
             if skipped:
                 if buffer.empty:
                     self.on_open(buffer, now_ms)
-                buffer.cover_skipped(skipped[0], records[-1].original_kafka_offset, len(skipped))
+                buffer.cover_skipped(skipped[0], offsets[-1], len(skipped))
             if buffer.consumed >= self.settings.flush_size:
                 state.closed.append(buffer.close("flush.size"))
 
-    def _decode(self, rows: list[SinkRecord], hint: pa.Schema | None) -> tuple[list[Segment], list[SinkRecord]]:
-        """Segments of `rows` and the rows they hold: all of them, or, when some cannot be decoded and
-        an errant record reporter takes them, the others (each bad one reported, found one by one)."""
+    def _decode(
+        self, batch: SinkRecordBatch, positions: Sequence[int], hint: pa.Schema | None
+    ) -> tuple[list[Segment], Sequence[int]]:
+        """Segments of the rows at `positions` and the positions they hold: all of them, or, when some
+        cannot be decoded and an errant record reporter takes them, the others (each bad one reported,
+        found one by one)."""
+        values = batch.values
+        schema = batch.value_schema
         try:
-            return self.decoder.decode([r.value for r in rows], [r.value_schema for r in rows], hint), rows
+            return self.decoder.decode(take(values, positions), [schema] * len(positions), hint), positions
         except DataError:
             if self.report_errant is None:
                 raise
-        good: list[SinkRecord] = []
-        for record in rows:
+        good: list[int] = []
+        for i in positions:
             try:
-                self.decoder.decode([record.value], [record.value_schema], hint)
+                self.decoder.decode([values[i]], [schema], hint)
             except DataError as error:
-                self.report_errant(record, error)
+                self.report_errant(batch.record(i), error)
             else:
-                good.append(record)
+                good.append(i)
         if not good:
             return [], good
-        return self.decoder.decode([r.value for r in good], [r.value_schema for r in good], hint), good
+        return self.decoder.decode([values[i] for i in good], [schema] * len(good), hint), good
 
     def on_open(self, buffer: PartitionBuffer, now_ms: int) -> None:
         buffer.opened_wall_ms = now_ms
@@ -127,7 +141,9 @@ class RecordIntake:
                 now_ms, self.settings.rotate_schedule_interval_ms, self.clock
             )
 
-    def _add_segment(self, state: PartitionState, segment: Segment, records: Sequence[SinkRecord], now_ms: int) -> None:
+    def _add_segment(
+        self, state: PartitionState, segment: Segment, batch: SinkRecordBatch, positions: Sequence[int], now_ms: int
+    ) -> None:
         buffer = state.buffer
         table = segment.table
         change = decide(
@@ -144,19 +160,20 @@ class RecordIntake:
         else:
             buffer.value_schema, buffer.schema_version = table.schema, segment.version
             buffer.schema_from_json = segment.json
-        offsets = pa.array([r.original_kafka_offset for r in records], pa.int64())
-        timestamps = pa.array([r.timestamp for r in records], pa.int64())
-        batch = PartitionInput(state.tp.topic, state.tp.partition, table, offsets, timestamps, records, now_ms)
-        labels = self.partitioner.encode_partitions(batch)
+        offsets = pa.array(take(batch.offsets, positions), pa.int64())
+        timestamps = pa.array(take(batch.timestamps, positions), pa.int64())
+        records = RecordView(batch, positions)
+        rows = PartitionInput(state.tp.topic, state.tp.partition, table, offsets, timestamps, records, now_ms)
+        labels = self.partitioner.encode_partitions(rows)
         if isinstance(labels, pa.ChunkedArray):
             labels = labels.combine_chunks()
         if not isinstance(labels, str) and len(labels) != table.num_rows:
             raise DataError(
                 f"Partitioner {type(self.partitioner).__name__} gave {len(labels)} labels for {table.num_rows} rows"
             )
-        times = self.rotation_extractor.extract(batch) if self.rotation_extractor is not None else None
+        times = self.rotation_extractor.extract(rows) if self.rotation_extractor is not None else None
         if self.settings.store_kafka_metadata:
-            keys = [r.key for r in records]
+            keys = take(batch.keys, positions)
             if state.key_type is None:
                 state.key_type = key_type(keys)
             table = add_metadata(table, state.tp, offsets, timestamps, keys, state.key_type)
@@ -195,3 +212,35 @@ class RecordIntake:
                 reason = "partitioner.max.open.files"
             if reason is not None and not buffer.empty:
                 state.closed.append(buffer.close(reason))
+
+
+_T = TypeVar("_T")
+
+
+def take(column: Sequence[_T], positions: Sequence[int]) -> Sequence[_T]:
+    """The items of `column` at `positions`; a slice when they are consecutive (the usual case)."""
+    if isinstance(positions, range) and positions.step == 1:
+        return column[positions.start : positions.stop]
+    return [column[i] for i in positions]
+
+
+class RecordView(Sequence[SinkRecord]):
+    """The batch's records at `positions`, each built when first asked for (`PartitionInput.records`)."""
+
+    def __init__(self, batch: SinkRecordBatch, positions: Sequence[int]) -> None:
+        self._batch = batch
+        self._positions = positions
+
+    def __len__(self) -> int:
+        return len(self._positions)
+
+    @overload
+    def __getitem__(self, index: int) -> SinkRecord: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[SinkRecord]: ...
+
+    def __getitem__(self, index: int | slice) -> SinkRecord | list[SinkRecord]:
+        if isinstance(index, slice):
+            return [self._batch.record(i) for i in self._positions[index]]
+        return self._batch.record(self._positions[index])

@@ -3,8 +3,9 @@
 Lifecycle (all on the task thread, as the runtime calls it): `start` parses settings, deletes the
 hand-off files of dead processes and starts the writer thread (Spark itself starts lazily on the
 first flush, which also decides the hand-off). `open` recovers each assigned
-partition from its manifests and rewinds the consumer to the first unpublished offset. `put` decodes
-and buffers, closes files as rotation says and submits them to the writer without waiting.
+partition from its manifests and rewinds the consumer to the first unpublished offset. `put_batches`
+(or `put`, when the runtime has SinkRecords to give: converters other than ByteArrayConverter, transforms)
+decodes and buffers, closes files as rotation says and submits them to the writer without waiting.
 `pre_commit` returns the published offsets only (what the manifests cover), so Kafka's group
 offsets trail the files and are for monitoring. `close` forgets revoked partitions: their buffered
 records are dropped and re-read by the next owner. `stop` ends the writer and releases Spark.
@@ -22,7 +23,16 @@ import uuid
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-from connect.api import ConnectError, DataError, SinkRecord, SinkTask, TopicPartition
+from connect.api import (
+    ConnectError,
+    DataError,
+    RecordListBatch,
+    Schema,
+    SinkRecord,
+    SinkRecordBatch,
+    SinkTask,
+    TopicPartition,
+)
 from spark_sink.buffers import ClosedBatch, PartitionBuffer
 from spark_sink.commit import CommitSettings, EpochCommitter, EpochOutcome
 from spark_sink.config import SinkSettings
@@ -127,13 +137,17 @@ class SparkParquetSinkTask(SinkTask):
         self._end_call()
 
     def put(self, records: Sequence[SinkRecord]) -> None:
+        self.put_batches(_as_batches(records))
+
+    def put_batches(self, batches: Sequence[SinkRecordBatch]) -> None:
         writer = self._require_writer()
         self._absorb_outcomes(writer)
         intake = self._require_intake()
         now = int(time.time() * 1000)
-        for tp, group in _by_partition(records):
+        for batch in batches:
+            tp = batch.topic_partition
             state = self._states.get(tp) or self._recover(tp, self._require_storage())
-            intake.add(state, group, now)
+            intake.add(state, batch, now)
         self._after_call(writer, now)
 
     def pre_commit(self, offsets: Mapping[TopicPartition, int]) -> Mapping[TopicPartition, int]:
@@ -383,8 +397,9 @@ class SparkParquetSinkTask(SinkTask):
         return self._intake
 
 
-def _by_partition(records: Sequence[SinkRecord]) -> list[tuple[TopicPartition, list[SinkRecord]]]:
-    """Records grouped by (original) topic partition, keeping each partition's order."""
+def _as_batches(records: Sequence[SinkRecord]) -> list[SinkRecordBatch]:
+    """Records as batches: grouped by (original) topic partition, keeping each partition's order, and cut
+    where the value schema changes (a batch has one)."""
     groups: dict[tuple[str, int], list[SinkRecord]] = {}
     last_key: tuple[str, int] | None = None
     current: list[SinkRecord] = []
@@ -394,4 +409,15 @@ def _by_partition(records: Sequence[SinkRecord]) -> list[tuple[TopicPartition, l
             current = groups.setdefault(key, [])
             last_key = key
         current.append(record)
-    return [(TopicPartition(t, p), group) for (t, p), group in groups.items()]
+    batches: list[SinkRecordBatch] = []
+    for group in groups.values():
+        start = 0
+        for index in range(1, len(group) + 1):
+            if index == len(group) or not _same_schema(group[index].value_schema, group[start].value_schema):
+                batches.append(RecordListBatch(group[start:index]))
+                start = index
+    return batches
+
+
+def _same_schema(a: Schema | None, b: Schema | None) -> bool:
+    return a is b or (a is not None and a == b)

@@ -4,6 +4,7 @@ Small on purpose and pinned by `tests/unit/test_api_surface.py`: a name added he
 Lifecycles are documented in the class docstrings of `Connector`, `SourceTask` and `SinkTask`.
 """
 
+from connect.api.batch import RecordListBatch, SinkRecordBatch
 from connect.api.config import (
     NO_DEFAULT,
     Config,
@@ -97,6 +98,7 @@ __all__ = [
     "Predicate",
     "Range",
     "Recommender",
+    "RecordListBatch",
     "RecordMetadata",
     "RetriableError",
     "Schema",
@@ -104,6 +106,7 @@ __all__ = [
     "SchemaType",
     "SinkConnector",
     "SinkRecord",
+    "SinkRecordBatch",
     "SinkTask",
     "SinkTaskContext",
     "SourceConnector",

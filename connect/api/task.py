@@ -19,6 +19,7 @@ from __future__ import annotations
 import abc
 from collections.abc import Collection, Mapping, Sequence
 
+from connect.api.batch import SinkRecordBatch
 from connect.api.context import RecordMetadata, SinkTaskContext, SourceTaskContext
 from connect.api.records import SinkRecord, SourceRecord, TopicPartition
 
@@ -71,6 +72,15 @@ class SinkTask(Task):
     @abc.abstractmethod
     def put(self, records: Sequence[SinkRecord]) -> None:
         """Write (or buffer) a batch. Records of one partition arrive in offset order."""
+
+    def put_batches(self, batches: Sequence[SinkRecordBatch]) -> None:
+        """Like `put`, with the records column by column: each batch holds consecutive records of one
+        topic partition, and a partition's batches arrive in offset order (one call may hold several
+        batches of one partition). The runtime calls it instead of `put` only for a task that overrides
+        it, and only while the connector has no transforms and ByteArrayConverter keys and values
+        (the batch's columns are then the consumed bytes as they are); `put` must work too.
+        An empty list means nothing came, as `put([])` does. The default hands the records to `put`."""
+        self.put([record for batch in batches for record in batch])
 
     def flush(self, offsets: Mapping[TopicPartition, int]) -> None:
         """Make everything `put` so far durable. `offsets` are the next offsets to consume per partition."""

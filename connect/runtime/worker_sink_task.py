@@ -18,6 +18,11 @@ Offsets: `current` is, per partition, the next offset after what `put` accepted.
 beyond what was consumed). If `pre_commit` raises, the consumer rewinds to the last committed offsets.
 Failed records reported to the dead letter queue are flushed before every commit.
 
+Columnar delivery: a task that overrides `put_batches` gets, while the connector has no transforms and
+ByteArrayConverter keys and values, one `SinkRecordBatch` per run of consecutive messages of a partition
+instead of SinkRecords (`sink_batches`): no converter, transform or record object stands between the
+consumed bytes and the task.
+
 Pause (target state PAUSED/STOPPED): the consumer pauses every partition but keeps polling, so the
 task keeps its group membership.
 """
@@ -30,8 +35,9 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
-from typing import Any
+from typing import Any, cast
 
+from connect.api.batch import SinkRecordBatch
 from connect.api.converter import Converter, HeaderConverter
 from connect.api.errors import ConnectError, RetriableError
 from connect.api.records import Header, SinkRecord, TimestampType, TopicPartition
@@ -39,6 +45,7 @@ from connect.api.task import SinkTask
 from connect.runtime.converters.simple import passthrough_schema
 from connect.runtime.error_handling import SKIP, DeadLetterQueueReporter, ErrorHandler, RebuiltMessage, Stage, all_of
 from connect.runtime.kafka_clients import KafkaMessage, SinkConsumer
+from connect.runtime.sink_batches import split_by_partition
 from connect.runtime.states import ConnectorTaskId, TargetState
 from connect.runtime.status import StatusListener
 from connect.runtime.task_contexts import WorkerErrantRecordReporter, WorkerSinkTaskContext
@@ -56,6 +63,21 @@ COMMIT_TIMEOUT_S = 30.0
 DEFAULT_RETRY_BACKOFF_S = 0.5
 
 _TIMESTAMP_TYPES = (TimestampType.NO_TIMESTAMP_TYPE, TimestampType.CREATE_TIME, TimestampType.LOG_APPEND_TIME)
+
+Delivery = list[SinkRecord] | list[SinkRecordBatch]
+"""What one `put` (SinkRecords) or `put_batches` (batches) call receives."""
+
+
+def delivers_batches(
+    task: SinkTask, transformer: RecordTransformer | None, key_converter: Converter, value_converter: Converter
+) -> bool:
+    """Whether the task gets `put_batches`: it overrides it, and nothing converts or transforms the bytes."""
+    return (
+        type(task).put_batches is not SinkTask.put_batches
+        and transformer is None
+        and passthrough_schema(key_converter) is not None
+        and passthrough_schema(value_converter) is not None
+    )
 
 
 class WorkerSinkTask(WorkerTask):
@@ -100,7 +122,8 @@ class WorkerSinkTask(WorkerTask):
         self._clock = clock
         self.current: dict[TopicPartition, int] = {}
         self.last_committed: dict[TopicPartition, int] = {}
-        self._retry_batch: list[SinkRecord] | None = None
+        self.batched = delivers_batches(task, transformer, key_converter, value_converter)
+        self._retry_batch: Delivery | None = None
         self._retry_offsets: dict[TopicPartition, int] = {}
         self._retry_at = 0.0
         self._batch_messages: Sequence[KafkaMessage] = ()
@@ -170,14 +193,14 @@ class WorkerSinkTask(WorkerTask):
             if self._retry_batch is not None:
                 if messages:
                     # Fetched before the pause took effect: they queue up behind the batch being retried.
-                    records, offsets = self._convert(messages)
-                    self._retry_batch.extend(records)
+                    records, offsets = self._prepare(messages)
+                    self._retry_batch = cast(Delivery, [*self._retry_batch, *records])
                     self._retry_offsets.update(offsets)
                 if clock() >= self._retry_at:
                     self._deliver(self._retry_batch, self._retry_offsets)
             elif messages:
                 self.records_consumed += len(messages)
-                records, offsets = self._convert(messages)
+                records, offsets = self._prepare(messages)
                 self._deliver(records, offsets)
             else:
                 self._deliver([], {})
@@ -231,6 +254,28 @@ class WorkerSinkTask(WorkerTask):
             self._drop_retry_records({partition})
 
     # -- conversion -----------------------------------------------------------------------------
+
+    def _prepare(self, messages: Sequence[KafkaMessage]) -> tuple[Delivery, dict[TopicPartition, int]]:
+        """What `put` or `put_batches` gets for these messages, and the next offset per partition."""
+        return self._batches(messages) if self.batched else self._convert(messages)
+
+    def _batches(self, messages: Sequence[KafkaMessage]) -> tuple[list[SinkRecordBatch], dict[TopicPartition, int]]:
+        self._batch_messages = messages
+        self._messages_by_position = None
+        header_to = self.header_converter.to_connect_header
+        batches = split_by_partition(
+            messages,
+            passthrough_schema(self.key_converter),
+            passthrough_schema(self.value_converter),
+            lambda topic, raw: self._headers(topic, raw, header_to),
+        )
+        offsets: dict[TopicPartition, int] = {}
+        for batch in batches:
+            tp = batch.topic_partition
+            if tp.topic not in self._topics_seen:
+                self._topic_used(tp.topic)
+            offsets[tp] = batch.messages[-1].offset() + 1  # type: ignore[operator]
+        return cast(list[SinkRecordBatch], batches), offsets
 
     def _convert(self, messages: Sequence[KafkaMessage]) -> tuple[list[SinkRecord], dict[TopicPartition, int]]:
         """SinkRecords (after transforms) and the next offset per partition, skipped records included."""
@@ -381,9 +426,9 @@ class WorkerSinkTask(WorkerTask):
 
     # -- delivery -------------------------------------------------------------------------------
 
-    def _deliver(self, records: list[SinkRecord], offsets: dict[TopicPartition, int]) -> None:
+    def _deliver(self, records: Delivery, offsets: dict[TopicPartition, int]) -> None:
         try:
-            self.sink_task.put(records)
+            count = self._put(records)
         except RetriableError as exc:
             log.warning("Sink task %s: put failed, redelivering the batch: %s", self.id, exc)
             self._retry_batch = records
@@ -396,17 +441,28 @@ class WorkerSinkTask(WorkerTask):
             return
         except Exception as exc:
             raise ConnectError(f"Exiting WorkerSinkTask due to unrecoverable exception: {exc!r}") from exc
-        self.records_put += len(records)
+        self.records_put += count
         if offsets:
             self.current.update(offsets)
         self._retry_batch = None
         self._retry_offsets = {}
         self._apply_rewinds()
 
+    def _put(self, delivery: Delivery) -> int:
+        """Hands `delivery` to the task; the number of records it held."""
+        if self.batched:
+            batches = cast(list[SinkRecordBatch], delivery)
+            self.sink_task.put_batches(batches)
+            return sum(len(batch) for batch in batches)
+        records = cast(list[SinkRecord], delivery)
+        self.sink_task.put(records)
+        return len(records)
+
     def _drop_retry_records(self, partitions: set[TopicPartition]) -> None:
         if self._retry_batch is None:
             return
-        self._retry_batch = [r for r in self._retry_batch if r.topic_partition not in partitions]
+        kept = [item for item in self._retry_batch if item.topic_partition not in partitions]
+        self._retry_batch = cast(Delivery, kept)
         for partition in partitions:
             self._retry_offsets.pop(partition, None)
 

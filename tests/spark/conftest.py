@@ -15,7 +15,7 @@ import pyarrow as pa
 import pyarrow.dataset as ds
 import pytest
 
-from connect.api import SinkRecord, TimestampType, TopicPartition
+from connect.api import RecordListBatch, SinkRecord, TimestampType, TopicPartition
 from connect.api.context import ErrantRecordReporter
 from spark_sink.session import SESSIONS
 from spark_sink.task import SparkParquetSinkTask
@@ -94,6 +94,10 @@ class SinkHarness:
     def put(self, records: Sequence[SinkRecord]) -> None:
         self.task.put(records)
 
+    def put_batches(self, records: Sequence[SinkRecord]) -> None:
+        """The records as the runtime delivers consumed bytes: one batch per run of a partition."""
+        self.task.put_batches([RecordListBatch(run) for run in partition_runs(records)])
+
     def flush_all(self, timeout_s: float = 60.0) -> dict[TopicPartition, int]:
         assert self.task.wait_until_written(timeout_s), "the writer did not finish"
         return dict(self.task.pre_commit({}))
@@ -141,6 +145,16 @@ def json_records(
         )
         for o in offsets
     ]
+
+
+def partition_runs(records: Sequence[SinkRecord]) -> list[list[SinkRecord]]:
+    runs: list[list[SinkRecord]] = []
+    for record in records:
+        if runs and runs[-1][-1].topic_partition == record.topic_partition:
+            runs[-1].append(record)
+        else:
+            runs.append([record])
+    return runs
 
 
 def interleave(*batches: Sequence[SinkRecord]) -> list[SinkRecord]:

@@ -304,3 +304,44 @@ def test_without_error_reporting_an_undecodable_value_fails_the_put(
     sink.open(TP)
     with pytest.raises(DataError, match="not valid JSON"):
         sink.put(json_records(TP, range(3), value=lambda o: b"{not json" if o == 1 else b'{"id":1}'))
+
+
+def test_batches_of_consumed_bytes_and_records_write_the_same_files(
+    harness_factory: Callable[..., SinkHarness], tmp_path: Path
+) -> None:
+    """`put_batches` (what the runtime calls with ByteArrayConverter) and `put` are one sink: same files,
+    same rows, same tombstones skipped, same errant records reported."""
+    tps = [TopicPartition("things", 0), TopicPartition("things", 1)]
+    special = {4: None, 11: b"{not json", 12: None, 25: b'{"id":25,"name":"n1","new":true}'}
+
+    def value(offset: int) -> bytes | None:
+        return special[offset] if offset in special else b'{"id":%d,"name":"n%d"}' % (offset, offset % 3)
+
+    records = interleave(*(json_records(tp, range(30), value=value) for tp in tps))  # type: ignore[arg-type]
+    outputs = {}
+    for how in ("put", "put_batches"):
+        reporter = CollectingReporter()
+        root = tmp_path / how
+        sink = harness_factory(
+            flush_size=10,
+            root=root,
+            reporter=reporter,
+            store_kafka_metadata="true",
+            behavior_on_null_values="ignore",
+            partitioner_class="FieldPartitioner",
+            partition_field_name="name",
+        )
+        sink.open(*tps)
+        for start in range(0, len(records), 13):
+            getattr(sink, how)(records[start : start + 13])
+        # 25 brings a new field: the file closes before the batch that holds it (the put's run of its
+        # partition: 21-27 of partition 0, 24-27 of partition 1), and what follows waits for more records.
+        assert sink.flush_all() == {tps[0]: 21, tps[1]: 24}
+        files = sorted(str(f.relative_to(root)) for f in files_of(root))
+        table = read_dataset(root).sort_by([("_partition", "ascending"), ("_offset", "ascending")])
+        outputs[how] = (files, table.to_pylist(), sorted(reporter.reported))
+    assert outputs["put"] == outputs["put_batches"]
+    files, rows, reported = outputs["put_batches"]
+    assert [offset for offset, _ in reported] == [11, 11]
+    assert len(rows) == (21 - 3) + (24 - 3) and rows[0]["_key"] == b"k0"
+    assert any(f.startswith("topics/things/name=n1/") for f in files)

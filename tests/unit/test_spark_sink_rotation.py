@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import pyarrow as pa
 import pytest
 
-from connect.api import DataError, SinkRecord, TopicPartition
+from connect.api import DataError, RecordListBatch, SinkRecord, TopicPartition
 from spark_sink.buffers import PartitionBuffer
 from spark_sink.config import SinkSettings
 from spark_sink.intake import PartitionState, RecordIntake
@@ -61,8 +61,10 @@ def intake(**overrides: str) -> RecordIntake:
     return RecordIntake(settings, load_partitioner(settings.raw), extractor, LocalClock(resolve("UTC")))
 
 
-def records(offsets: Sequence[int], value: bytes | None = b'{"a":1}', time_step: int = 1) -> list[SinkRecord]:
-    return [SinkRecord(TP.topic, TP.partition, None, None, None, value, o, o * time_step) for o in offsets]
+def records(offsets: Sequence[int], value: bytes | None = b'{"a":1}', time_step: int = 1) -> RecordListBatch:
+    return RecordListBatch(
+        [SinkRecord(TP.topic, TP.partition, None, None, None, value, o, o * time_step) for o in offsets]
+    )
 
 
 def closed_ranges(state: PartitionState) -> list[tuple[int, int, str]]:
@@ -116,5 +118,7 @@ def test_intake_closes_when_too_many_encoded_partitions_are_open() -> None:
     state = PartitionState(TP, PartitionBuffer(TP, 1))
     sink = intake(flush_size="100", partitioner_class="FieldPartitioner", partition_field_name="a",
                   partitioner_max_open_files="2")  # fmt: skip
-    sink.add(state, [SinkRecord("t", 0, None, None, None, b'{"a":%d}' % (o % 3), o) for o in range(6)], 0)
+    sink.add(
+        state, RecordListBatch([SinkRecord("t", 0, None, None, None, b'{"a":%d}' % (o % 3), o) for o in range(6)]), 0
+    )
     assert closed_ranges(state) == [(0, 5, "partitioner.max.open.files")]

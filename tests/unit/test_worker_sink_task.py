@@ -9,7 +9,7 @@ from collections.abc import Collection, Mapping, Sequence
 from concurrent.futures import Future
 from typing import Any
 
-from connect.api import RetriableError, SinkRecord, SinkTask, TopicPartition
+from connect.api import RetriableError, SinkRecord, SinkRecordBatch, SinkTask, TopicPartition
 from connect.api.converter import Converter
 from connect.api.data import OPTIONAL_BYTES_SCHEMA, OPTIONAL_STRING_SCHEMA, SchemaAndValue
 from connect.api.records import Headers
@@ -20,6 +20,7 @@ from connect.runtime.kafka_clients import KafkaMessage
 from connect.runtime.states import ConnectorTaskId, State, TargetState
 from connect.runtime.status import MemoryStatusStore
 from connect.runtime.worker_sink_task import POLL_TIMEOUT_S, WorkerSinkTask
+from connect.runtime.worker_source_task import RecordTransformer
 from tests.support.waiting import wait_until
 from tests.unit.worker_fakes import FakeConsumer, FakeProducer
 
@@ -92,8 +93,10 @@ class Harness:
         target: TargetState = TargetState.STARTED,
         consumer: FakeConsumer | None = None,
         converters: tuple[Converter, Converter] | None = None,
+        task: RecordingSinkTask | None = None,
+        transformer: RecordTransformer | None = None,
     ) -> None:
-        self.task = RecordingSinkTask()
+        self.task = task or RecordingSinkTask()
         self.status = MemoryStatusStore("worker-1")
         self.consumer = consumer or FakeConsumer([P0, P1])
         key, value = converters or (StringConverter(), StringConverter())
@@ -119,7 +122,7 @@ class Harness:
             key_converter=key,
             value_converter=value,
             header_converter=header,
-            transformer=None,
+            transformer=transformer,
             error_handler=ErrorHandler(settings, TASK, reporters),
             dead_letter_queue=self.dlq,
             errant_reporter_enabled=dlq,
@@ -475,3 +478,112 @@ def test_a_task_started_paused_reports_paused_and_reads_nothing() -> None:
     wait_until(lambda: h.task.puts > 2, what="polling")
     assert h.task.received == []
     h.stop()
+
+
+# -- columnar delivery (put_batches) -----------------------------------------------------------
+
+
+class BatchRecordingSinkTask(RecordingSinkTask):
+    """Overrides put_batches: keeps the batches, and their records (built from them) in `received`."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.batches: list[SinkRecordBatch] = []
+
+    def put_batches(self, batches: Sequence[SinkRecordBatch]) -> None:
+        self.batches.extend(batches)
+        self.put([record for batch in batches for record in batch])
+
+
+class Identity:
+    """A transformation chain that changes nothing: its presence alone means records, not batches."""
+
+    def apply_batch(self, records: list[Any]) -> list[Any]:
+        return records
+
+    def close(self) -> None:
+        pass
+
+
+BYTES = (ByteArrayConverter(), ByteArrayConverter())
+
+
+def test_a_task_that_takes_batches_gets_the_consumed_bytes_column_by_column() -> None:
+    h = Harness(converters=BYTES, task=BatchRecordingSinkTask(), flush_interval_ms=20)
+    h.consumer.append("in", 0, b"a0", key=b"k0", headers_=[("h", b"42")])
+    h.consumer.append("in", 0, None, key=b"k1", timestamp_=(0, -1))
+    h.consumer.append("in", 0, b"a2")
+    h.consumer.append("in", 1, b"b0")
+    h.start()
+    wait_until(lambda: len(h.task.received) == 4, what="all records")
+    wait_until(lambda: h.consumer.committed_offsets == {P0: 3, P1: 1}, what="commit")
+    h.stop()
+    batches: list[SinkRecordBatch] = h.task.batches  # type: ignore[attr-defined]
+    assert [(b.topic_partition, list(b.offsets)) for b in batches] == [(P0, [0, 1, 2]), (P1, [0])]
+    first = batches[0]
+    assert list(first.values) == [b"a0", None, b"a2"]
+    assert list(first.keys) == [b"k0", b"k1", None]
+    assert list(first.timestamps) == [1_700_000_000_000, None, 1_700_000_000_000]
+    assert first.value_schema == OPTIONAL_BYTES_SCHEMA
+    # A record built from a batch is the one put would have been given.
+    record = first[0]
+    assert (record.topic, record.kafka_partition, record.kafka_offset, record.key, record.value) == (
+        "in", 0, 0, b"k0", b"a0",
+    )  # fmt: skip
+    assert record.headers[0].key == "h" and record.headers[0].value == 42
+    assert first[-1].value == b"a2" and first[1].timestamp is None
+    assert h.runner.records_put == 4
+
+
+def test_converters_that_convert_or_transforms_give_the_same_task_records_through_put() -> None:
+    converting = Harness(task=BatchRecordingSinkTask())  # StringConverter
+    transformed = Harness(converters=BYTES, task=BatchRecordingSinkTask(), transformer=Identity())
+    for h in (converting, transformed):
+        h.consumer.append("in", 0, b"a0")
+        h.start()
+        wait_until(lambda h=h: h.task.puts >= 1 and len(h.task.received) == 1, what="the record")  # type: ignore[misc]
+        h.stop()
+        assert h.task.batches == []  # type: ignore[attr-defined]
+    assert converting.task.received[0].value == "a0" and transformed.task.received[0].value == b"a0"
+
+
+def test_a_retriable_error_from_put_batches_redelivers_the_batches_minus_a_rewound_partition() -> None:
+    h = Harness(converters=BYTES, task=BatchRecordingSinkTask())
+    attempts: list[list[TopicPartition]] = []
+
+    def rewind_then_fail(task: RecordingSinkTask, records: Sequence[SinkRecord]) -> None:
+        attempts.append(sorted({r.topic_partition for r in records}))
+        if len(attempts) == 1:
+            task.context.offset({P0: 2})
+            raise RetriableError("db busy")
+
+    h.task.on_put = rewind_then_fail
+    h.runner.context.timeout(10)
+    for value in (b"a", b"b", b"c"):
+        h.consumer.append("in", 0, value)
+    h.consumer.append("in", 1, b"x")
+    h.start()
+    wait_until(lambda: len(h.task.received) == 2, what="x, then c from the rewound offset")
+    h.stop()
+    assert attempts[:2] == [[P0, P1], [P1]], "the redelivery holds P1's batch only"
+    assert sorted((r.kafka_partition, r.kafka_offset, r.value) for r in h.task.received) == [(0, 2, b"c"), (1, 0, b"x")]
+
+
+def test_a_record_of_a_batch_reported_as_errant_reaches_the_dead_letter_queue_with_its_bytes() -> None:
+    h = Harness(tolerance=ErrorTolerance.ALL, dlq=True, converters=BYTES, task=BatchRecordingSinkTask())
+
+    def report_odd(task: RecordingSinkTask, records: Sequence[SinkRecord]) -> None:
+        reporter = task.context.errant_record_reporter
+        assert reporter is not None
+        for record in records:
+            if record.value == b"odd":
+                reporter.report(record, ValueError("odd value"))
+
+    h.task.on_put = report_odd
+    h.consumer.append("in", 0, b"even")
+    h.consumer.append("in", 0, b"odd", key=b"k")
+    h.start()
+    wait_until(lambda: len(h.dlq_producer.sent) == 1, what="the dead letter")
+    h.stop()
+    [dead] = h.dlq_producer.sent
+    assert (dead.key, dead.value) == (b"k", b"odd")

@@ -1,0 +1,138 @@
+"""Consumed records column by column, for sinks that write columns (`SinkTask.put_batches`).
+
+A sink that turns records into columns (Parquet, Arrow, a database's bulk load) needs the values of a
+partition as one list, not a `SinkRecord` object per message: building those objects, and reading
+their fields back into lists, cost a Parquet sink more of its task thread than its JSON parser.
+A `SinkRecordBatch` holds consecutive records of one topic partition as lists; a `SinkRecord` is built
+only for a record that needs one (an error report, a partitioner that reads headers).
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Iterator, Sequence
+from typing import Any, overload
+
+from connect.api.data import Schema
+from connect.api.records import SinkRecord, TopicPartition
+
+
+class SinkRecordBatch(Sequence[SinkRecord], abc.ABC):
+    """Consecutive records of one topic partition, in offset order, as the consumer returned them.
+
+    The columns are sequences in record order: `offsets`, `timestamps` (epoch ms, None when Kafka has
+    none), and `keys` and `values` as the key and value converters passed them through: bytes (None for
+    a null) from ByteArrayConverter, which is the only converter the runtime delivers batches for.
+    `key_schema`/`value_schema` are the schemas every record of the batch would carry.
+
+    Indexing and iterating give `SinkRecord`s, built on demand one by one; use them for the few records
+    that need one, not for the whole batch. Headers are converted when a record is built.
+    """
+
+    @property
+    @abc.abstractmethod
+    def topic_partition(self) -> TopicPartition: ...
+
+    @property
+    @abc.abstractmethod
+    def offsets(self) -> Sequence[int]: ...
+
+    @property
+    @abc.abstractmethod
+    def timestamps(self) -> Sequence[int | None]: ...
+
+    @property
+    @abc.abstractmethod
+    def keys(self) -> Sequence[Any]: ...
+
+    @property
+    @abc.abstractmethod
+    def values(self) -> Sequence[Any]: ...
+
+    @property
+    @abc.abstractmethod
+    def key_schema(self) -> Schema | None: ...
+
+    @property
+    @abc.abstractmethod
+    def value_schema(self) -> Schema | None: ...
+
+    @abc.abstractmethod
+    def record(self, index: int) -> SinkRecord:
+        """The record at `index` (0 <= index < len), built now."""
+
+    @overload
+    def __getitem__(self, index: int) -> SinkRecord: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[SinkRecord]: ...
+
+    def __getitem__(self, index: int | slice) -> SinkRecord | list[SinkRecord]:
+        if isinstance(index, slice):
+            return [self.record(i) for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(f"record {index} of a batch of {len(self)}")
+        return self.record(index)
+
+    def __iter__(self) -> Iterator[SinkRecord]:
+        return (self.record(i) for i in range(len(self)))
+
+    def __len__(self) -> int:
+        return len(self.offsets)
+
+    def __repr__(self) -> str:
+        tp = self.topic_partition
+        offsets = self.offsets
+        span = f"{offsets[0]}..{offsets[-1]}" if offsets else "empty"
+        return f"{type(self).__name__}({tp.topic}-{tp.partition}, offsets {span})"
+
+
+class RecordListBatch(SinkRecordBatch):
+    """A batch over existing `SinkRecord`s of one topic partition: for tests, and for code that has records
+    and wants to hand them to `put_batches`. Columns are read from the records once."""
+
+    def __init__(self, records: Sequence[SinkRecord]) -> None:
+        if not records:
+            raise ValueError("a batch holds at least one record")
+        first = records[0].topic_partition
+        if any(r.topic_partition != first for r in records):
+            raise ValueError("a batch holds records of one topic partition")
+        self._records = list(records)
+        self._topic_partition = first
+        self._offsets = [r.original_kafka_offset for r in records]
+        self._timestamps = [r.timestamp for r in records]
+        self._keys = [r.key for r in records]
+        self._values = [r.value for r in records]
+
+    @property
+    def topic_partition(self) -> TopicPartition:
+        return self._topic_partition
+
+    @property
+    def offsets(self) -> Sequence[int]:
+        return self._offsets
+
+    @property
+    def timestamps(self) -> Sequence[int | None]:
+        return self._timestamps
+
+    @property
+    def keys(self) -> Sequence[Any]:
+        return self._keys
+
+    @property
+    def values(self) -> Sequence[Any]:
+        return self._values
+
+    @property
+    def key_schema(self) -> Schema | None:
+        return self._records[0].key_schema
+
+    @property
+    def value_schema(self) -> Schema | None:
+        return self._records[0].value_schema
+
+    def record(self, index: int) -> SinkRecord:
+        return self._records[index]
