@@ -34,6 +34,10 @@ DEFAULT_OPTIONS = {
     # arrow hand-off about a third of its speed (Spark's default is 10,000 rows). `spark_job` bounds
     # the batches by bytes instead, so a batch still fits into one task message on a cluster.
     "spark.sql.execution.arrow.maxRecordsPerBatch": "1000000",
+    # Spark 3.4+ plans a sort by the partition columns into every partitioned write ("planned write").
+    # A job of several groups (`partitionBy(_g)`) then spent about a third longer than with the writer's
+    # own handling (measured: 750,000 rows of 100 B in 6 groups, 0.91 s against 0.65 s).
+    "spark.sql.optimizer.plannedWrite.enabled": "false",
 }
 # Batches must reach Spark as Arrow, or fail loudly: a silent fallback to rows would be 10x slower.
 REQUIRED_OPTIONS = {

@@ -97,7 +97,8 @@ class RecordListBatch(SinkRecordBatch):
         if not records:
             raise ValueError("a batch holds at least one record")
         first = records[0].topic_partition
-        if any(r.topic_partition != first for r in records):
+        topic, partition = first
+        if any(r.original_topic != topic or r.original_kafka_partition != partition for r in records):
             raise ValueError("a batch holds records of one topic partition")
         self._records = list(records)
         self._topic_partition = first
