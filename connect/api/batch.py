@@ -26,7 +26,8 @@ class SinkRecordBatch(Sequence[SinkRecord], abc.ABC):
     `key_schema`/`value_schema` are the schemas every record of the batch would carry.
 
     Indexing and iterating give `SinkRecord`s, built on demand one by one; use them for the few records
-    that need one, not for the whole batch. Headers are converted when a record is built.
+    that need one, not for the whole batch. Headers are converted when a record is built. A batch from
+    the runtime refers to the consumed messages: keep what you need of it, not the batch, past the call.
     """
 
     @property
