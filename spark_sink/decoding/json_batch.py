@@ -1,9 +1,10 @@
 """JSON object payloads to Arrow in bulk: the sink's hot path for ByteArrayConverter values.
 
 A batch is newline-joined and parsed by `pyarrow.json` in one call with the open file's schema
-(no per-record Python objects). Fields the schema lacks are inferred alongside; a batch whose
-values do not fit the schema (a type changed) is split in halves until the records that fit are
-separated from those that start a new schema, so a schema change costs O(log n) parses, once.
+(no per-record Python objects). Fields the schema lacks are inferred alongside, and the new schema
+starts at the first record with a value in one of them; a batch whose values do not fit the schema
+(a type changed) is split in halves until the records that fit are separated from those that start
+a new schema, so a schema change costs O(log n) parses, once.
 
 Inferred schemas are normalised for Spark and for stability: columns that are null in every record
 (type `null`, or lists of nothing) are left out until a value appears, and timestamps that pyarrow
@@ -17,6 +18,7 @@ from collections.abc import Sequence
 
 import orjson
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.json as pj
 
 from connect.api import DataError
@@ -27,8 +29,10 @@ _BLOCK_SIZE = 1 << 24
 def parse_json_objects(payloads: Sequence[bytes], schema: pa.Schema | None) -> list[tuple[pa.Table, int]]:
     """Tables covering `payloads` in order, each with the row count it covers.
 
-    The first table uses `schema` (extended by any new fields) when the records fit it; every later
-    table starts where the records stopped fitting the schema before it. DataError for invalid JSON.
+    The first table uses `schema` when the records fit it; every later table starts where the records
+    stopped fitting the schema before it: a type changed, or a top-level field `schema` lacks got its
+    first value (nested new fields extend the schema from the batch's first record). DataError for
+    invalid JSON.
     """
     if not payloads:
         return []
@@ -91,10 +95,35 @@ def _settle(payloads: Sequence[bytes], table: pa.Table, schema: pa.Schema | None
     normal = normalize_schema(table.schema)
     if schema is not None and normal.equals(schema):
         return [(table.select(schema.names), rows)]
+    if schema is not None:
+        fitting = _rows_before_new_fields(table, normal, schema)
+        if fitting:
+            # The schema changes at the record that brings the field, not where this batch starts.
+            head = table.slice(0, fitting).select(schema.names)
+            return [(head, fitting), *_settle(payloads[fitting:], table.slice(fitting), schema)]
     if normal.equals(table.schema):
         return [(table, rows)]
     # Inference guessed types we do not keep (null columns, timestamps): read again with the normal schema.
     return [(_reread(payloads, normal), rows)]
+
+
+def _rows_before_new_fields(table: pa.Table, normal: pa.Schema, schema: pa.Schema) -> int:
+    """How many leading rows have no value in any top-level field that `schema` lacks, when new top-level
+    fields are all that differs (0 otherwise): those rows still fit `schema` exactly."""
+    new = [name for name in normal.names if name not in schema.names]
+    kept = table.schema
+    unchanged = all(
+        kept.get_field_index(field.name) >= 0 and kept.field(field.name).type.equals(field.type) for field in schema
+    )
+    if not new or not unchanged:
+        return 0
+    first = min(_first_valid(table.column(name)) for name in new)
+    return first if first < table.num_rows else 0
+
+
+def _first_valid(column: pa.ChunkedArray) -> int:
+    index = pc.index(pc.is_valid(column), True).as_py()
+    return len(column) if index < 0 else int(index)
 
 
 def _reread(payloads: Sequence[bytes], schema: pa.Schema) -> pa.Table:

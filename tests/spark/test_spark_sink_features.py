@@ -334,14 +334,13 @@ def test_batches_of_consumed_bytes_and_records_write_the_same_files(
         sink.open(*tps)
         for start in range(0, len(records), 13):
             getattr(sink, how)(records[start : start + 13])
-        # 25 brings a new field: the file closes before the batch that holds it (the put's run of its
-        # partition: 21-27 of partition 0, 24-27 of partition 1), and what follows waits for more records.
-        assert sink.flush_all() == {tps[0]: 21, tps[1]: 24}
+        # 25 brings a new field: the files close at 24, and 25-29 wait for more records.
+        assert sink.flush_all() == {tps[0]: 25, tps[1]: 25}
         files = sorted(str(f.relative_to(root)) for f in files_of(root))
         table = read_dataset(root).sort_by([("_partition", "ascending"), ("_offset", "ascending")])
         outputs[how] = (files, table.to_pylist(), sorted(reporter.reported))
     assert outputs["put"] == outputs["put_batches"]
     files, rows, reported = outputs["put_batches"]
     assert [offset for offset, _ in reported] == [11, 11]
-    assert len(rows) == (21 - 3) + (24 - 3) and rows[0]["_key"] == b"k0"
+    assert len(rows) == 2 * (25 - 3) and rows[0]["_key"] == b"k0"
     assert any(f.startswith("topics/things/name=n1/") for f in files)

@@ -112,3 +112,15 @@ def test_connector_validate_reports_partitioner_problems_and_splits_nothing() ->
     assert connector.task_class().__name__ == "SparkParquetSinkTask"
     with pytest.raises(ConfigError, match="_commits"):
         connector.alter_offsets({}, {})
+
+
+def test_a_new_field_starts_a_new_schema_at_the_record_that_brings_it() -> None:
+    schema = pa.schema([("a", pa.int64())])
+    payloads = [b'{"a":1}', b'{"a":2,"b":null}', b'{"a":3,"b":"x"}', b'{"a":4}']
+    parts = parse_json_objects(payloads, schema)
+    assert [rows for _, rows in parts] == [2, 2], "rows before the first value of b keep the file's schema"
+    assert parts[0][0].schema.equals(schema) and parts[0][0].column("a").to_pylist() == [1, 2]
+    assert parts[1][0].schema == pa.schema([("a", pa.int64()), ("b", pa.string())])
+    assert parts[1][0].column("b").to_pylist() == ["x", None]
+    ((table, rows),) = parse_json_objects([b'{"a":1,"b":"x"}', b'{"a":2}'], schema)
+    assert rows == 2 and table.schema.names == ["a", "b"], "a field in the first record changes it from there"
