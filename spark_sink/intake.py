@@ -118,21 +118,21 @@ class RecordIntake:
         values = batch.values
         schema = batch.value_schema
         try:
-            return self.decoder.decode(take(values, positions), [schema] * len(positions), hint), positions
+            return self.decoder.decode(take(values, positions), schema, hint), positions
         except DataError:
             if self.report_errant is None:
                 raise
         good: list[int] = []
         for i in positions:
             try:
-                self.decoder.decode([values[i]], [schema], hint)
+                self.decoder.decode([values[i]], schema, hint)
             except DataError as error:
                 self.report_errant(batch.record(i), error)
             else:
                 good.append(i)
         if not good:
             return [], good
-        return self.decoder.decode([values[i] for i in good], [schema] * len(good), hint), good
+        return self.decoder.decode([values[i] for i in good], schema, hint), good
 
     def on_open(self, buffer: PartitionBuffer, now_ms: int) -> None:
         buffer.opened_wall_ms = now_ms
@@ -218,8 +218,11 @@ _T = TypeVar("_T")
 
 
 def take(column: Sequence[_T], positions: Sequence[int]) -> Sequence[_T]:
-    """The items of `column` at `positions`; a slice when they are consecutive (the usual case)."""
+    """The items of `column` at `positions`: the column itself or a slice when they are consecutive (the
+    usual case)."""
     if isinstance(positions, range) and positions.step == 1:
+        if positions.start == 0 and positions.stop == len(column):
+            return column
         return column[positions.start : positions.stop]
     return [column[i] for i in positions]
 

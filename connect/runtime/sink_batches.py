@@ -17,7 +17,8 @@ from connect.api.data import Schema
 from connect.api.records import Headers, SinkRecord, TimestampType, TopicPartition
 from connect.runtime.kafka_clients import KafkaMessage
 
-_TIMESTAMP_TYPES = (TimestampType.NO_TIMESTAMP_TYPE, TimestampType.CREATE_TIME, TimestampType.LOG_APPEND_TIME)
+TIMESTAMP_TYPES = (TimestampType.NO_TIMESTAMP_TYPE, TimestampType.CREATE_TIME, TimestampType.LOG_APPEND_TIME)
+"""A consumed message's timestamp type (librdkafka's 0, 1, 2) as Connect's TimestampType."""
 
 HeaderConversion = Callable[[str, Any], Headers]
 """(topic, the message's raw headers) -> converted headers."""
@@ -98,7 +99,7 @@ class MessageBatch(SinkRecordBatch):
             message.value(),
             offset,
             timestamp if kind else None,
-            _TIMESTAMP_TYPES[kind],
+            TIMESTAMP_TYPES[kind],
             self._convert_headers(topic, raw_headers) if raw_headers else (),
             topic,
             partition,

@@ -40,12 +40,12 @@ from typing import Any, cast
 from connect.api.batch import SinkRecordBatch
 from connect.api.converter import Converter, HeaderConverter
 from connect.api.errors import ConnectError, RetriableError
-from connect.api.records import Header, SinkRecord, TimestampType, TopicPartition
+from connect.api.records import Header, SinkRecord, TopicPartition
 from connect.api.task import SinkTask
 from connect.runtime.converters.simple import passthrough_schema
 from connect.runtime.error_handling import SKIP, DeadLetterQueueReporter, ErrorHandler, RebuiltMessage, Stage, all_of
 from connect.runtime.kafka_clients import KafkaMessage, SinkConsumer
-from connect.runtime.sink_batches import split_by_partition
+from connect.runtime.sink_batches import TIMESTAMP_TYPES, split_by_partition
 from connect.runtime.states import ConnectorTaskId, TargetState
 from connect.runtime.status import StatusListener
 from connect.runtime.task_contexts import WorkerErrantRecordReporter, WorkerSinkTaskContext
@@ -61,8 +61,6 @@ WAKE_CHECK_S = 0.05
 COMMIT_TIMEOUT_S = 30.0
 # Redelivery back-off after a RetriableError from put when the task set no context.timeout.
 DEFAULT_RETRY_BACKOFF_S = 0.5
-
-_TIMESTAMP_TYPES = (TimestampType.NO_TIMESTAMP_TYPE, TimestampType.CREATE_TIME, TimestampType.LOG_APPEND_TIME)
 
 Delivery = list[SinkRecord] | list[SinkRecordBatch]
 """What one `put` (SinkRecords) or `put_batches` (batches) call receives."""
@@ -262,12 +260,11 @@ class WorkerSinkTask(WorkerTask):
     def _batches(self, messages: Sequence[KafkaMessage]) -> tuple[list[SinkRecordBatch], dict[TopicPartition, int]]:
         self._batch_messages = messages
         self._messages_by_position = None
-        header_to = self.header_converter.to_connect_header
         batches = split_by_partition(
             messages,
             passthrough_schema(self.key_converter),
             passthrough_schema(self.value_converter),
-            lambda topic, raw: self._headers(topic, raw, header_to),
+            self._convert_headers,
         )
         offsets: dict[TopicPartition, int] = {}
         for batch in batches:
@@ -290,7 +287,7 @@ class WorkerSinkTask(WorkerTask):
         raw_value_schema = passthrough_schema(self.value_converter)
         header_to = self.header_converter.to_connect_header
         seen = self._topics_seen
-        timestamp_types = _TIMESTAMP_TYPES
+        timestamp_types = TIMESTAMP_TYPES
         last_topic: str | None = None
         last_partition = -1
         tp = TopicPartition("", -1)
@@ -347,6 +344,9 @@ class WorkerSinkTask(WorkerTask):
                 index += 1
         return self._transform(records), offsets
 
+    def _convert_headers(self, topic: str, raw: Any) -> tuple[Header, ...]:
+        return self._headers(topic, raw, self.header_converter.to_connect_header)
+
     @staticmethod
     def _headers(topic: str, raw: Any, header_to: Callable[[str, str, bytes | None], Any]) -> tuple[Header, ...]:
         items = raw.items() if isinstance(raw, Mapping) else raw
@@ -400,7 +400,7 @@ class WorkerSinkTask(WorkerTask):
             value.value,  # type: ignore[union-attr]
             offset,
             timestamp if timestamp_type else None,
-            _TIMESTAMP_TYPES[timestamp_type],
+            TIMESTAMP_TYPES[timestamp_type],
             headers,
         )
 

@@ -1,8 +1,8 @@
 """Record values to Arrow tables, by kind of value, keeping record order. Task thread.
 
-A batch of one topic partition is cut into runs of one kind (JSON bytes, str, dict, Struct of one
-schema, ...), each decoded column-wise; a run may give several segments when its schema changes
-inside it. `value.format` says what bytes and str are: JSON objects (the default for bytes),
+A batch of one topic partition (one value schema, as `SinkRecordBatch` has it) is cut into runs of one
+kind (JSON bytes, str, dict, Struct, ...), each decoded column-wise; a run may give several segments
+when its schema changes inside it. `value.format` says what bytes and str are: JSON objects (the default for bytes),
 a single `value` string column (the default for str), or a `value` binary column.
 """
 
@@ -44,22 +44,21 @@ class ValueDecoder:
     def __init__(self, value_format: str) -> None:
         self.value_format = value_format
 
-    def decode(self, values: Sequence[Any], schemas: Sequence[Schema | None], hint: pa.Schema | None) -> list[Segment]:
-        """Segments covering `values` in order.
+    def decode(self, values: Sequence[Any], schema: Schema | None, hint: pa.Schema | None) -> list[Segment]:
+        """Segments covering `values` (all with the value schema `schema`) in order.
 
         `hint` is the open file's schema when that came from JSON: JSON values are parsed with it, so a
         field missing from this batch is a null, not a schema change.
         """
         n = len(values)
-        first = schemas[0] if n else None
-        if n and _raw_bytes(first) and schemas.count(first) == n and set(map(type, values)) == {bytes}:
+        if n and _raw_bytes(schema) and set(map(type, values)) == {bytes}:
             return self._decode_run(_BYTES, values, hint)  # the hot path: one run of raw bytes
         segments: list[Segment] = []
         start = 0
         while start < n:
-            kind = _kind(values[start], schemas[start])
+            kind = _kind(values[start], schema)
             stop = start + 1
-            while stop < n and _same_kind(kind, values[stop], schemas[stop]):
+            while stop < n and _same_kind(kind, values[stop], schema):
                 stop += 1
             run = self._decode_run(kind, values[start:stop], hint)
             segments.extend(run)

@@ -45,15 +45,15 @@ def test_json_batch_handles_pretty_printed_values_and_reports_invalid_ones() -> 
 
 def test_decoder_by_kind_of_value() -> None:
     decoder = ValueDecoder("auto")
-    segments = decoder.decode(["plain", "text", {"k": 1}, [1, 2]], [None] * 4, None)
+    segments = decoder.decode(["plain", "text", {"k": 1}, [1, 2]], None, None)
     assert [s.table.column_names for s in segments] == [["value"], ["k"], ["value"]]
     assert segments[0].table.column("value").to_pylist() == ["plain", "text"]
     assert segments[2].table.column("value").to_pylist() == [[1, 2]]
-    (binary,) = ValueDecoder("binary").decode([b"\x00\xff"], [None], None)
+    (binary,) = ValueDecoder("binary").decode([b"\x00\xff"], None, None)
     assert binary.table.column("value").to_pylist() == [b"\x00\xff"]
     with pytest.raises(DataError, match="UTF-8"):
-        ValueDecoder("string").decode([b"\xff"], [None], None)
-    (parsed,) = ValueDecoder("json").decode(['{"x":true}'], [None], None)
+        ValueDecoder("string").decode([b"\xff"], None, None)
+    (parsed,) = ValueDecoder("json").decode(['{"x":true}'], None, None)
     assert parsed.table.column("x").to_pylist() == [True]
 
 
@@ -63,7 +63,7 @@ def test_connect_schemas_become_arrow_columns() -> None:
     assert arrow_schema(schema).field("id").nullable is False
     values = [Struct(schema, {"id": 1, "at": 1000, "in": Struct(inner, {"z": "q"})}),
               Struct(schema, {"id": 2, "at": dt.datetime(1970, 1, 1, 0, 0, 2, tzinfo=dt.UTC)})]  # fmt: skip
-    (segment,) = ValueDecoder("auto").decode(values, [schema, schema], None)
+    (segment,) = ValueDecoder("auto").decode(values, schema, None)
     assert segment.table.column("at").cast(pa.int64()).to_pylist() == [1_000_000, 2_000_000]
     assert segment.table.column("in").to_pylist() == [{"z": "q"}, None]
     assert to_array([decimal.Decimal("1.50"), None], Schema.decimal(2, optional=True)).type == pa.decimal128(38, 2)
