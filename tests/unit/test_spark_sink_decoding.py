@@ -43,6 +43,19 @@ def test_json_batch_handles_pretty_printed_values_and_reports_invalid_ones() -> 
         parse_json_objects([b"[1,2]"], None)
 
 
+@pytest.mark.parametrize("blank", [b"", b" ", b"\t"])
+@pytest.mark.parametrize("position", [0, 1, 2])
+@pytest.mark.parametrize("schema", [None, pa.schema([("a", pa.int64())])])
+def test_json_batch_reports_an_empty_or_blank_value_wherever_it_is(
+    blank: bytes, position: int, schema: pa.Schema | None
+) -> None:
+    # A blank line is no row to the JSON reader: the batch must not silently come out a row short.
+    payloads = [b'{"a":1}', b'{"a":2}']
+    payloads.insert(position, blank)
+    with pytest.raises(DataError, match="not valid JSON"):
+        parse_json_objects(payloads, schema)
+
+
 def test_decoder_by_kind_of_value() -> None:
     decoder = ValueDecoder("auto")
     segments = decoder.decode(["plain", "text", {"k": 1}, [1, 2]], None, None)
