@@ -420,4 +420,4 @@ def _as_batches(records: Sequence[SinkRecord]) -> list[SinkRecordBatch]:
 
 
 def _same_schema(a: Schema | None, b: Schema | None) -> bool:
-    return a is b or (a is not None and a == b)
+    return a is b or a == b  # identity first: a converter usually hands out one schema object
