@@ -13,7 +13,7 @@ The zero is never used: a null in a required column fails the cast before, on bo
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -40,14 +40,16 @@ def bounded_batches(table: pa.Table, max_bytes: int) -> pa.Table:
 
 
 @contextmanager
-def parquet_frame(spark: Any, table: pa.Table, area: HandoffArea, name: str, one_row_group: bool) -> Iterator[Any]:
+def parquet_frame(
+    spark: Any, table: pa.Table, area: HandoffArea, name: str, row_groups: Sequence[int]
+) -> Iterator[Any]:
     """The table as a DataFrame that reads the hand-off file `name`; the file is deleted on exit.
 
-    `one_row_group` writes a single row group, so that one scan task reads every row in table order
-    whatever splits Spark cuts the file into (a split reads the row groups whose middle it holds).
+    `row_groups`: the rows of each of the file's row groups, in table order.
+    Spark's scan never cuts a row group: each split reads the row groups whose middle it holds.
     """
     schema = spark_schema(spark, table)
-    uri = area.write(as_spark_sends(spark, table, schema), name, table.num_rows if one_row_group else None)
+    uri = area.write(as_spark_sends(spark, table, schema), name, row_groups)
     try:
         frame = (
             spark.read.schema(schema)

@@ -42,6 +42,7 @@ import shutil
 import tempfile
 import time
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -68,8 +69,10 @@ class Handoff(enum.Enum):
 
 
 class HandoffArea(Protocol):
-    def write(self, table: pa.Table, name: str, row_group_rows: int | None) -> str:
-        """Writes `table` as the hand-off file `name`; returns the URI Spark reads it from."""
+    def write(self, table: pa.Table, name: str, row_groups: Sequence[int]) -> str:
+        """Writes `table` as the hand-off file `name`; returns the URI Spark reads it from.
+
+        `row_groups`: the rows of each row group, in table order."""
         ...
 
     def delete(self, name: str) -> None: ...
@@ -109,15 +112,15 @@ def is_local_master(master: str) -> bool:
     return _LOCAL_MASTER.fullmatch(master.strip()) is not None
 
 
-def write_parquet(table: pa.Table, path: str, row_group_rows: int | None) -> None:
+def write_parquet(table: pa.Table, path: str, row_groups: Sequence[int]) -> None:
     # Uncompressed and without statistics: the file is read once, right away, from the page cache.
-    pq.write_table(
-        table,
-        path,
-        row_group_size=row_group_rows,
-        compression="none",
-        write_statistics=False,
-    )
+    if sum(row_groups) != table.num_rows:
+        raise ValueError(f"row groups of {sum(row_groups)} rows for a table of {table.num_rows}")
+    with pq.ParquetWriter(path, table.schema, compression="none", write_statistics=False) as writer:
+        start = 0
+        for rows in filter(None, row_groups):
+            writer.write_table(table.slice(start, rows), row_group_size=rows)
+            start += rows
 
 
 def local_parent() -> str:
@@ -142,9 +145,9 @@ class LocalHandoffArea:
     def path(self, name: str) -> str:
         return os.path.join(self.directory, f"{name}.parquet")
 
-    def write(self, table: pa.Table, name: str, row_group_rows: int | None) -> str:
+    def write(self, table: pa.Table, name: str, row_groups: Sequence[int]) -> str:
         path = self.path(name)
-        write_parquet(table, path, row_group_rows)
+        write_parquet(table, path, row_groups)
         return f"file://{path}"
 
     def delete(self, name: str) -> None:
@@ -163,8 +166,8 @@ class StorageHandoffArea:
         self._storage = storage
         self._scratch = scratch
 
-    def write(self, table: pa.Table, name: str, row_group_rows: int | None) -> str:
-        self._scratch.write(table, name, row_group_rows)
+    def write(self, table: pa.Table, name: str, row_groups: Sequence[int]) -> str:
+        self._scratch.write(table, name, row_groups)
         try:
             self._storage.upload(self._scratch.path(name), self._path(name))
         finally:

@@ -2,15 +2,15 @@
 
 The table reaches Spark through the session's hand-off (`spark_sink.frames`: a Parquet hand-off file
 or `createDataFrame`; Arrow is forced on by `session`); the write is partitioned by the synthetic `_g`
-column so every group lands in exactly one file: `coalesce(1)` for small epochs (one task, no
-shuffle), `repartition(k, _g)` for large ones (each group hashes to one task). A job of one group
-writes that group's directory itself, without partitioning (which would sort the rows first). `maxRecordsPerFile`
+column so every group lands in exactly one file (`Layout` says how). A job of one group writes that
+group's directory itself, without partitioning (which would sort the rows first). `maxRecordsPerFile`
 stays off here because rotation decides file sizes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import enum
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -23,6 +23,9 @@ from spark_sink.session import is_spark_connect
 from spark_sink.storage import Storage
 
 COALESCE_BELOW_BYTES = 128 * 1024 * 1024
+ROW_GROUP_MAX_BYTES = 128 * 1024 * 1024
+"""A Parquet scan task reads a whole row group into memory at once: groups larger than this go through
+a shuffle instead of being one row group each."""
 _SPARK_CODECS = {"snappy": "snappy", "zstd": "zstd", "gzip": "gzip", "none": "none"}
 
 
@@ -44,11 +47,9 @@ def write_job(
     The job carries the tag `job_group` (`cancel_jobs` interrupts it), in a classic session and over
     Spark Connect alike (a SparkContext's job groups do not exist there).
     """
-    groups = len(job.files)
-    spread = groups > 1 and job.table.nbytes > COALESCE_BELOW_BYTES
     spark.addTag(job_group)
     try:
-        _write(spark, storage, job, codec, block_size, handoff, groups, spread)
+        _write(spark, storage, job, codec, block_size, handoff, layout(job, handoff))
     finally:
         spark.removeTag(job_group)
 
@@ -56,6 +57,35 @@ def write_job(
 def cancel_jobs(spark: Any, job_group: str) -> None:
     """Interrupts the running job of `write_job(..., job_group, ...)`, if any, from any thread."""
     spark.interruptTag(job_group)
+
+
+class Layout(enum.Enum):
+    """How the rows of a job reach Spark's write tasks so that each group lands in exactly one file."""
+
+    ONE_GROUP = "one group, one task: its directory is the target, no partitioning"
+    ROW_GROUPS = "each group one row group of the hand-off file: a scan split never cuts a group, no shuffle"
+    COALESCE = "every row in one task"
+    SHUFFLE = "repartitioned by group: each group hashes to one task"
+
+
+def layout(job: PlannedJob, handoff: HandoffArea | None) -> Layout:
+    """ROW_GROUPS wherever a hand-off file can carry it: the scan alone spreads the groups over the
+    cores (Spark reads the row groups whose middle a split holds). The arrow hand-off's batches cut
+    through groups, so its small jobs take one task and its large ones a shuffle."""
+    if len(job.files) == 1:
+        return Layout.ONE_GROUP
+    if handoff is not None and max(_group_bytes(job)) <= ROW_GROUP_MAX_BYTES:
+        return Layout.ROW_GROUPS
+    return Layout.COALESCE if job.table.nbytes <= COALESCE_BELOW_BYTES else Layout.SHUFFLE
+
+
+def _group_bytes(job: PlannedJob) -> list[int]:
+    sizes: list[int] = []
+    start = 0
+    for file in job.files:  # the table holds the groups one after the other, in the files' order
+        sizes.append(job.table.slice(start, file.records).nbytes)
+        start += file.records
+    return sizes
 
 
 def _parallelism(spark: Any, groups: int) -> int:
@@ -69,39 +99,49 @@ def _write(
     codec: str,
     block_size: int,
     handoff: HandoffArea | None,
-    groups: int,
-    spread: bool,
+    how: Layout,
 ) -> None:
-    with _frame(spark, job, handoff, spread) as frame:
-        if groups == 1:
-            # One group: write its directory directly. partitionBy would make Spark sort every row by
-            # `_g` first (a third of the job's CPU for one large file) to learn there is one value.
+    with _frame(spark, job, handoff, _row_groups(job, how)) as frame:
+        target = job.staging
+        if how is Layout.ONE_GROUP:
+            # partitionBy would make Spark sort every row by `_g` first (a third of the job's CPU for
+            # one large file) to learn there is one value.
             frame = frame.drop(GROUP_COLUMN).coalesce(1)
             target = f"{job.staging}/{GROUP_COLUMN}={job.files[0].group.label}"
-        elif spread:
-            frame = frame.repartition(_parallelism(spark, groups), GROUP_COLUMN)
-            target = job.staging
-        else:
+        elif how is Layout.COALESCE:
             frame = frame.coalesce(1)
-            target = job.staging
+        elif how is Layout.SHUFFLE:
+            frame = frame.repartition(_parallelism(spark, len(job.files)), GROUP_COLUMN)
         writer = (
             frame.write.mode("error")  # "error": the one spelling Spark Connect accepts too
             .option("compression", _SPARK_CODECS[codec])
             .option("parquet.block.size", str(block_size))
         )
-        if groups > 1:
+        if how is not Layout.ONE_GROUP:
             writer = writer.partitionBy(GROUP_COLUMN)
         writer.parquet(storage.uri(target))
 
 
+def _row_groups(job: PlannedJob, how: Layout) -> Sequence[int]:
+    """The hand-off file's row groups: one per group for ROW_GROUPS; for the shuffle, as many as keep
+    each within ROW_GROUP_MAX_BYTES; else a single one (one task reads the file: fewer, larger reads)."""
+    rows = job.table.num_rows
+    if how is Layout.ROW_GROUPS:
+        return [file.records for file in job.files]
+    if how is Layout.SHUFFLE:
+        step = max(1, rows * ROW_GROUP_MAX_BYTES // max(1, job.table.nbytes))
+        return [min(step, rows - start) for start in range(0, rows, step)]
+    return [rows]
+
+
 @contextmanager
-def _frame(spark: Any, job: PlannedJob, handoff: HandoffArea | None, spread: bool) -> Iterator[Any]:
+def _frame(spark: Any, job: PlannedJob, handoff: HandoffArea | None, row_groups: Sequence[int]) -> Iterator[Any]:
     if handoff is None:
         yield arrow_frame(spark, job.table)
         return
     # `_staging/<epoch>/s<n>` -> `<epoch>-s<n>`: unique per job, and says where it belongs.
     name = job.staging.split("/", 1)[-1].replace("/", "-")
-    with parquet_frame(spark, job.table, handoff, name, one_row_group=not spread) as frame:
+    with parquet_frame(spark, job.table, handoff, name, row_groups) as frame:
         yield frame
 
 

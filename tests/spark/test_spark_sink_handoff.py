@@ -8,7 +8,7 @@ import os
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -55,7 +55,7 @@ from spark_sink.handoff import (
     sweep_local,
     sweep_storage,
 )
-from spark_sink.spark_job import staged_files, write_job
+from spark_sink.spark_job import Layout, staged_files, write_job
 from spark_sink.storage.hadoop import HadoopStorage
 from tests.spark.conftest import BASE_TIME_MS, SinkHarness, json_records
 
@@ -244,19 +244,32 @@ def test_json_with_metadata_and_several_groups_gives_the_same_files_through_both
     assert table.schema.field("user").type == pa.struct([("name", pa.string()), ("tags", pa.list_(pa.string()))])
 
 
-def test_the_spread_write_of_a_large_epoch_gives_the_same_files_through_both_handoffs(
-    spark: Any, tmp_path: Path, handoff_parent: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(spark_job, "COALESCE_BELOW_BYTES", 0)  # repartition by group, as for epochs of 128 MB
-    rows = 3000
-    table = pa.table({"id": pa.array(range(rows), pa.int64()), "pad": [f"v{i}" for i in range(rows)]})
+def three_group_job(rows: int, pad: int) -> tuple[ClosedBatch, pa.Table]:
+    """A batch of `rows` rows whose labels cycle through three groups, each row `pad` characters long."""
+    table = pa.table({"id": pa.array(range(rows), pa.int64()), "pad": [f"v{i}".ljust(pad, "x") for i in range(rows)]})
     labels = pa.array([f"k={i % 3}" for i in range(rows)])
     batch = ClosedBatch(TP, 1, 0, rows - 1, (Chunk(table, pa.array(range(rows), pa.int64()), labels),), rows, 0, "x")
+    return batch, table
+
+
+def test_the_shuffled_write_of_a_large_epoch_gives_the_same_files_through_both_handoffs(
+    spark: Any, tmp_path: Path, handoff_parent: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rows = 3000
+    batch, table = three_group_job(rows, 1)
+    # As for epochs over 128 MB (arrow) and groups over 128 MB (parquet): repartition by group; the
+    # hand-off file of the parquet one then holds row groups of a sixth of the table each.
+    monkeypatch.setattr(spark_job, "COALESCE_BELOW_BYTES", 0)
+    monkeypatch.setattr(spark_job, "ROW_GROUP_MAX_BYTES", table.nbytes // 6)
+    row_groups: list[Sequence[int]] = []
+    original = handoff_module.write_parquet
+    monkeypatch.setattr(handoff_module, "write_parquet", lambda t, p, g: (row_groups.append(g), original(t, p, g)))
     area = LocalHandoffArea(str(handoff_parent))
     try:
         for name, handoff in (("arrow", None), ("parquet", area)):
             storage = HadoopStorage(f"file://{tmp_path / name}", spark)
             (job,) = plan_epoch(f"w-{name}", [(batch, 0)], "topics", "snappy").jobs
+            assert spark_job.layout(job, handoff) is Layout.SHUFFLE
             write_job(spark, storage, job, "snappy", 1024 * 1024, "test", handoff)
             for group, path in staged_files(storage, job).items():
                 ids = pq.read_table(tmp_path / name / path).column("id").to_pylist()
@@ -264,10 +277,66 @@ def test_the_spread_write_of_a_large_epoch_gives_the_same_files_through_both_han
         assert sorted(os.listdir(area.directory)) == [LOCK_FILE], "the hand-off file is gone after its job"
     finally:
         area.close()
+    ((*sixths, rest),) = row_groups
+    assert len(sixths) >= 5 and len(set(sixths)) == 1 and rest <= sixths[0], "row groups of at most a sixth"
     arrow = spark.read.parquet(str(tmp_path / "arrow" / "_staging"))
     parquet = spark.read.parquet(str(tmp_path / "parquet" / "_staging"))
     assert parquet.schema == arrow.schema
     assert sorted(parquet.collect()) == sorted(arrow.collect())
+
+
+@pytest.fixture
+def small_scan_splits(spark: Any) -> Iterator[int]:
+    """Spark cuts files into splits of this many bytes (and packs no two into one task)."""
+    split = 64 * 1024
+    settings = {"spark.sql.files.maxPartitionBytes": str(split), "spark.sql.files.openCostInBytes": str(split)}
+    before = {key: spark.conf.get(key) for key in settings}
+    for key, value in settings.items():
+        spark.conf.set(key, value)
+    yield split
+    for key, value in before.items():
+        spark.conf.set(key, value)
+
+
+def test_several_scan_tasks_write_the_groups_of_a_parquet_handoff_each_whole(
+    spark: Any, tmp_path: Path, handoff_parent: Path, small_scan_splits: int
+) -> None:
+    rows = 6000
+    batch, table = three_group_job(rows, 100)
+    (job,) = plan_epoch("w-rg", [(batch, 0)], "topics", "snappy").jobs
+    assert table.nbytes > 4 * small_scan_splits, "the hand-off file spans several splits"
+    area = LocalHandoffArea(str(handoff_parent))
+    storage = HadoopStorage(f"file://{tmp_path / 'out'}", spark)
+    try:
+        assert spark_job.layout(job, area) is Layout.ROW_GROUPS
+        write_job(spark, storage, job, "snappy", 1024 * 1024, "test", area)
+        staged = staged_files(storage, job)  # StagingError unless exactly one file per group
+    finally:
+        area.close()
+    for group, path in staged.items():
+        written = pq.read_table(tmp_path / "out" / path)
+        assert written.column("id").to_pylist() == list(range(group.index, rows, 3)), "whole, in offset order"
+    writers = {Path(path).name.split("-")[1] for path in staged.values()}  # part-<task>-<uuid>...
+    assert len(writers) > 1, f"the groups were written by several tasks, not one: {sorted(staged.values())}"
+
+
+def test_layouts_by_handoff_and_size(handoff_parent: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    one = plan_epoch("w-1", [(three_group_job(3, 1)[0], 0)], "topics", "snappy").jobs[0]
+    single = ClosedBatch(TP, 1, 0, 2, (Chunk(pa.table({"id": [1, 2, 3]}), pa.array([0, 1, 2]), "k=0"),), 3, 0, "x")
+    (lone,) = plan_epoch("w-2", [(single, 0)], "topics", "snappy").jobs
+    area = LocalHandoffArea(str(handoff_parent))
+    try:
+        assert spark_job.layout(lone, area) is Layout.ONE_GROUP
+        assert spark_job.layout(lone, None) is Layout.ONE_GROUP
+        assert spark_job.layout(one, area) is Layout.ROW_GROUPS
+        assert spark_job.layout(one, None) is Layout.COALESCE, "Arrow batches do not keep groups whole"
+        monkeypatch.setattr(spark_job, "COALESCE_BELOW_BYTES", 0)
+        assert spark_job.layout(one, None) is Layout.SHUFFLE
+        assert spark_job.layout(one, area) is Layout.ROW_GROUPS, "the size of the whole epoch does not matter"
+        monkeypatch.setattr(spark_job, "ROW_GROUP_MAX_BYTES", 0)
+        assert spark_job.layout(one, area) is Layout.SHUFFLE, "a group too large to read at once"
+    finally:
+        area.close()
 
 
 class RecordingStorage:
@@ -321,7 +390,7 @@ def test_the_handoff_files_of_a_dead_process_are_deleted_at_task_start(
         "import os, sys, pyarrow as pa\n"
         "from spark_sink.handoff import LocalHandoffArea\n"
         "area = LocalHandoffArea(sys.argv[1])\n"
-        "area.write(pa.table({'x': [1]}), 'w-1-s0', None)\n"
+        "area.write(pa.table({'x': [1]}), 'w-1-s0', [1])\n"
         "print(area.directory, flush=True)\n"
         "os._exit(0)  # dies without closing its area, as a killed worker would\n"
     )
@@ -369,8 +438,8 @@ def handoff_writes(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The paths of the hand-off files written (each checked to exist right after its write)."""
     written: list[str] = []
 
-    def write(table: pa.Table, path: str, row_group_rows: int | None) -> None:
-        original(table, path, row_group_rows)
+    def write(table: pa.Table, path: str, row_groups: Sequence[int]) -> None:
+        original(table, path, row_groups)
         assert os.path.exists(path)
         written.append(path)
 
