@@ -299,8 +299,9 @@ def small_scan_splits(spark: Any) -> Iterator[int]:
 
 
 def test_several_scan_tasks_write_the_groups_of_a_parquet_handoff_each_whole(
-    spark: Any, tmp_path: Path, handoff_parent: Path, small_scan_splits: int
+    spark: Any, tmp_path: Path, handoff_parent: Path, small_scan_splits: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(spark_job, "COALESCE_BELOW_BYTES", 0)  # as for epochs over 128 MB
     rows = 6000
     batch, table = three_group_job(rows, 100)
     (job,) = plan_epoch("w-rg", [(batch, 0)], "topics", "snappy").jobs
@@ -328,11 +329,11 @@ def test_layouts_by_handoff_and_size(handoff_parent: Path, monkeypatch: pytest.M
     try:
         assert spark_job.layout(lone, area) is Layout.ONE_GROUP
         assert spark_job.layout(lone, None) is Layout.ONE_GROUP
-        assert spark_job.layout(one, area) is Layout.ROW_GROUPS
-        assert spark_job.layout(one, None) is Layout.COALESCE, "Arrow batches do not keep groups whole"
+        assert spark_job.layout(one, area) is Layout.COALESCE, "small jobs leave the other cores to decoding"
+        assert spark_job.layout(one, None) is Layout.COALESCE
         monkeypatch.setattr(spark_job, "COALESCE_BELOW_BYTES", 0)
-        assert spark_job.layout(one, None) is Layout.SHUFFLE
-        assert spark_job.layout(one, area) is Layout.ROW_GROUPS, "the size of the whole epoch does not matter"
+        assert spark_job.layout(one, None) is Layout.SHUFFLE, "Arrow batches do not keep groups whole"
+        assert spark_job.layout(one, area) is Layout.ROW_GROUPS
         monkeypatch.setattr(spark_job, "ROW_GROUP_MAX_BYTES", 0)
         assert spark_job.layout(one, area) is Layout.SHUFFLE, "a group too large to read at once"
     finally:
