@@ -15,6 +15,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from itertools import accumulate
 from typing import Any
 
 import pyarrow as pa
@@ -32,11 +33,20 @@ def arrow_frame(spark: Any, table: pa.Table) -> Any:
 
 def bounded_batches(table: pa.Table, max_bytes: int) -> pa.Table:
     """`table` in chunks of about `max_bytes` at most (slices, no copy); createDataFrame sends one batch each."""
+    counts = bounded_row_counts(table, max_bytes)
+    if len(counts) == 1:
+        return table
+    starts = accumulate(counts[:-1], initial=0)
+    return pa.concat_tables([table.slice(start, rows) for start, rows in zip(starts, counts, strict=True)])
+
+
+def bounded_row_counts(table: pa.Table, max_bytes: int) -> list[int]:
+    """The row counts that cut `table`, in order, into pieces of about `max_bytes` at most."""
     rows, size = table.num_rows, table.nbytes
     if size <= max_bytes or rows < 2:
-        return table
+        return [rows]
     step = max(1, rows * max_bytes // size)
-    return pa.concat_tables([table.slice(start, step) for start in range(0, rows, step)])
+    return [min(step, rows - start) for start in range(0, rows, step)]
 
 
 @contextmanager

@@ -16,7 +16,7 @@ from typing import Any
 
 from connect.api import ConnectError
 from spark_sink.epoch import PlannedJob
-from spark_sink.frames import arrow_frame, parquet_frame
+from spark_sink.frames import arrow_frame, bounded_row_counts, parquet_frame
 from spark_sink.handoff import HandoffArea
 from spark_sink.layout import GROUP_COLUMN, StagingGroup, parse_group_dir
 from spark_sink.session import is_spark_connect
@@ -105,7 +105,7 @@ def _write(
     handoff: HandoffArea | None,
     how: Layout,
 ) -> None:
-    with _frame(spark, job, handoff, _row_groups(job, how)) as frame:
+    with _frame(spark, job, handoff, how) as frame:
         target = job.staging
         if how is Layout.ONE_GROUP:
             # partitionBy would make Spark sort every row by `_g` first (a third of the job's CPU for
@@ -129,23 +129,21 @@ def _write(
 def _row_groups(job: PlannedJob, how: Layout) -> Sequence[int]:
     """The hand-off file's row groups: one per group for ROW_GROUPS; for the shuffle, as many as keep
     each within ROW_GROUP_MAX_BYTES; else a single one (one task reads the file: fewer, larger reads)."""
-    rows = job.table.num_rows
     if how is Layout.ROW_GROUPS:
         return [file.records for file in job.files]
     if how is Layout.SHUFFLE:
-        step = max(1, rows * ROW_GROUP_MAX_BYTES // max(1, job.table.nbytes))
-        return [min(step, rows - start) for start in range(0, rows, step)]
-    return [rows]
+        return bounded_row_counts(job.table, ROW_GROUP_MAX_BYTES)
+    return [job.table.num_rows]
 
 
 @contextmanager
-def _frame(spark: Any, job: PlannedJob, handoff: HandoffArea | None, row_groups: Sequence[int]) -> Iterator[Any]:
+def _frame(spark: Any, job: PlannedJob, handoff: HandoffArea | None, how: Layout) -> Iterator[Any]:
     if handoff is None:
         yield arrow_frame(spark, job.table)
         return
     # `_staging/<epoch>/s<n>` -> `<epoch>-s<n>`: unique per job, and says where it belongs.
     name = job.staging.split("/", 1)[-1].replace("/", "-")
-    with parquet_frame(spark, job.table, handoff, name, row_groups) as frame:
+    with parquet_frame(spark, job.table, handoff, name, _row_groups(job, how)) as frame:
         yield frame
 
 
