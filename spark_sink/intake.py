@@ -9,7 +9,8 @@ skip or reject null values, decode values to Arrow segments (values that cannot 
 errant record reporter when there is one, and are then skipped like tombstones), settle schema changes
 with `schema.compatibility`, add Kafka metadata columns, ask the partitioner for each row's directory,
 then append in pieces cut by `flush.size`, `rotate.interval.ms` and `partitioner.max.open.files`.
-Task thread only.
+With `offer`, raw bytes batches may first be gathered across polls (`spark_sink.gathering`) and
+added as one. Task thread only.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar, overload
 
+import numpy as np
 import pyarrow as pa
 
 from connect.api import DataError, SinkRecord, SinkRecordBatch, TopicPartition
@@ -26,6 +28,7 @@ from spark_sink.buffers import Chunk, ClosedBatch, PartitionBuffer
 from spark_sink.config import SinkSettings
 from spark_sink.decoding import Segment, ValueDecoder
 from spark_sink.decoding.metadata import add_metadata, key_type
+from spark_sink.gathering import GatheredBatch, may_gather
 from spark_sink.partitioners import Partitioner, PartitionInput, TimestampExtractor
 from spark_sink.rotation import interval_cut, next_scheduled_rotation, rows_until_full
 from spark_sink.schema_compat import Change, decide, project
@@ -43,6 +46,12 @@ class PartitionState:
     """A rewind was requested during the current call: drop this partition's records until it returns."""
     key_type: pa.DataType | None = None
     closed: list[ClosedBatch] = field(default_factory=list)
+    gathered: GatheredBatch | None = None
+    """Polls not decoded yet: they come before anything else of this partition."""
+
+    @property
+    def buffered_bytes(self) -> int:
+        return self.buffer.nbytes + (self.gathered.nbytes if self.gathered is not None else 0)
 
 
 ReportErrant = Callable[[SinkRecord, DataError], None]
@@ -66,9 +75,39 @@ class RecordIntake:
         self.decoder = ValueDecoder(settings.value_format)
         self.report_errant = report_errant
         self._track_labels = settings.max_open_files > 0
+        plugins: list[Partitioner | TimestampExtractor] = [partitioner]
+        if rotation_extractor is not None:
+            plugins.append(rotation_extractor)
+        self.gathers = report_errant is None and not any(plugin.reads_records for plugin in plugins)
+        """Whether `offer` may gather: nothing configured asks for a record (a gathered batch has none)."""
 
-    def add(self, state: PartitionState, batch: SinkRecordBatch, now_ms: int) -> None:
-        """Buffers `batch` (records of `state.tp` in offset order); closed batches go to `state.closed`."""
+    def offer(self, state: PartitionState, batch: SinkRecordBatch, now_ms: int) -> None:
+        """`add`, or the batch gathered with the partition's previous ones, to be added with them when
+        enough came (`spark_sink.gathering`)."""
+        if not (self.gathers and not state.rewinding and may_gather(batch)):
+            self.add_gathered(state)
+            self.add(state, batch, now_ms)
+            return
+        gathered = state.gathered
+        if gathered is not None and not gathered.accepts(batch):
+            self.add_gathered(state)
+            gathered = None
+        if gathered is None:
+            state.gathered = gathered = GatheredBatch(batch, now_ms, self.settings.store_kafka_metadata)
+        else:
+            gathered.extend(batch)
+        if gathered.full(rows_until_full(state.buffer.consumed, self.settings.flush_size)):
+            self.add_gathered(state)
+
+    def add_gathered(self, state: PartitionState) -> None:
+        """Adds what `offer` gathered for the partition, as of the wall clock of its first poll."""
+        gathered, state.gathered = state.gathered, None
+        if gathered is not None:
+            self.add(state, gathered, gathered.first_seen_ms, may_hold_nulls=False)
+
+    def add(self, state: PartitionState, batch: SinkRecordBatch, now_ms: int, may_hold_nulls: bool = True) -> None:
+        """Buffers `batch` (records of `state.tp` in offset order); closed batches go to `state.closed`.
+        `may_hold_nulls` False skips looking for tombstones (a gathered batch has none)."""
         offsets = batch.offsets
         if state.rewinding or not offsets:
             return
@@ -81,7 +120,7 @@ class RecordIntake:
         positions: Sequence[int] = range(first, len(offsets))
         values = batch.values
         present: Sequence[int] = positions
-        if None in take(values, positions):
+        if may_hold_nulls and None in take(values, positions):
             present = [i for i in positions if values[i] is not None]
             if self.settings.null_values == "fail":
                 null_at = next(i for i in positions if values[i] is None)
@@ -160,7 +199,7 @@ class RecordIntake:
         else:
             buffer.value_schema, buffer.schema_version = table.schema, segment.version
             buffer.schema_from_json = segment.json
-        offsets = pa.array(take(batch.offsets, positions), pa.int64())
+        offsets = offsets_array(take(batch.offsets, positions))
         timestamps = pa.array(take(batch.timestamps, positions), pa.int64())
         records = RecordView(batch, positions)
         rows = PartitionInput(state.tp.topic, state.tp.partition, table, offsets, timestamps, records, now_ms)
@@ -215,6 +254,14 @@ class RecordIntake:
 
 
 _T = TypeVar("_T")
+
+
+def offsets_array(offsets: Sequence[int]) -> pa.Array:
+    """Increasing offsets as an int64 array; without gaps (the usual case) built in C, not from the list."""
+    count = len(offsets)
+    if count and offsets[-1] - offsets[0] == count - 1:
+        return pa.array(np.arange(offsets[0], offsets[0] + count, dtype=np.int64))
+    return pa.array(offsets, pa.int64())
 
 
 def take(column: Sequence[_T], positions: Sequence[int]) -> Sequence[_T]:

@@ -5,7 +5,8 @@ hand-off files of dead processes and starts the writer thread (Spark itself star
 first flush, which also decides the hand-off). `open` recovers each assigned
 partition from its manifests and rewinds the consumer to the first unpublished offset. `put_batches`
 (or `put`, when the runtime has SinkRecords to give: converters other than ByteArrayConverter, transforms)
-decodes and buffers, closes files as rotation says and submits them to the writer without waiting.
+decodes (raw bytes after gathering a few polls: `spark_sink.gathering`) and buffers, closes files as
+rotation says and submits them to the writer without waiting.
 `pre_commit` returns the published offsets only (what the manifests cover), so Kafka's group
 offsets trail the files and are for monitoring. `close` forgets revoked partitions: their buffered
 records are dropped and re-read by the next owner. `stop` ends the writer and releases Spark.
@@ -147,14 +148,17 @@ class SparkParquetSinkTask(SinkTask):
         for batch in batches:
             tp = batch.topic_partition
             state = self._states.get(tp) or self._recover(tp, self._require_storage())
-            intake.add(state, batch, now)
-        self._after_call(writer, now)
+            intake.offer(state, batch, now)
+        if not batches:
+            for state in self._states.values():  # the poll came back empty: waiting would gather nothing
+                intake.add_gathered(state)
+        self._after_call(writer, now, add_gathered=True)
 
     def pre_commit(self, offsets: Mapping[TopicPartition, int]) -> Mapping[TopicPartition, int]:
         writer = self._require_writer()
         self._absorb_outcomes(writer)
         now = int(time.time() * 1000)
-        self._after_call(writer, now)
+        self._after_call(writer, now, add_gathered=False)
         if self._next_sweep_ms is not None and now >= self._next_sweep_ms:
             self._sweep(self._require_storage(), now)
         published = {tp: end + 1 for tp, end in self._ledgers.published().items()}
@@ -255,21 +259,36 @@ class SparkParquetSinkTask(SinkTask):
                 log.warning("%s: another writer committed ahead of this task; recovering from its manifests", tp)
                 self._recover(tp, self._require_storage())
 
-    def _after_call(self, writer: WriterThread, now_ms: int) -> None:
-        """Rotations by time and memory, hand-off to the writer, back-pressure, the next timer."""
+    def _after_call(self, writer: WriterThread, now_ms: int, add_gathered: bool) -> None:
+        """Rotations by time and memory, hand-off to the writer, back-pressure, the next timer.
+
+        `add_gathered` (from `put` only): decode what partitions gathered when it is due or their files
+        close. Never from `pre_commit`, where a value that cannot be decoded would not fail the task (the
+        runtime rewinds after a failed pre_commit): the runtime's polls, empty ones included, come often
+        enough."""
         settings = self.settings
+        intake = self._require_intake()
         closed: list[ClosedBatch] = []
         for state in self._states.values():
+            gathered = state.gathered if add_gathered else None
+            if gathered is not None and (now_ms >= gathered.due_ms or self._time_rotation(state.buffer, now_ms)):
+                intake.add_gathered(state)
             closed.extend(state.closed)
             state.closed.clear()
             reason = self._time_rotation(state.buffer, now_ms)
             if reason is not None:
                 closed.append(state.buffer.close(reason))
-        sizes = {tp: s.buffer.nbytes for tp, s in self._states.items()}
+        sizes = {tp: s.buffered_bytes for tp, s in self._states.items()}
         for tp in early_flushes(sizes, settings.flush_max_bytes):
-            closed.append(self._states[tp].buffer.close("flush.max.bytes"))
+            state = self._states[tp]
+            if add_gathered:
+                intake.add_gathered(state)
+            closed.extend(state.closed)
+            state.closed.clear()
+            if not state.buffer.empty:
+                closed.append(state.buffer.close("flush.max.bytes"))
         writer.submit(closed)
-        buffered = sum(s.buffer.nbytes for s in self._states.values())
+        buffered = sum(s.buffered_bytes for s in self._states.values())
         unwritten = writer.pending_bytes
         to_pause, to_resume = self._backpressure.decide(buffered + unwritten, set(self._states))
         if to_pause:

@@ -51,7 +51,7 @@ class ValueDecoder:
         field missing from this batch is a null, not a schema change.
         """
         n = len(values)
-        if n and _raw_bytes(schema) and set(map(type, values)) == {bytes}:
+        if n and raw_bytes_schema(schema) and set(map(type, values)) == {bytes}:
             return self._decode_run(_BYTES, values, hint)  # the hot path: one run of raw bytes
         segments: list[Segment] = []
         start = 0
@@ -107,14 +107,14 @@ def _dumps(value: Any) -> bytes:
         raise DataError(f"Schemaless value cannot be written as JSON: {exc}") from None
 
 
-def _raw_bytes(schema: Schema | None) -> bool:
+def raw_bytes_schema(schema: Schema | None) -> bool:
     """No schema, or a plain BYTES one: ByteArrayConverter puts that on every value, and it says nothing
     about the content, so such values are raw bytes like schemaless ones (JSON under `auto`)."""
     return schema is None or (schema.type is SchemaType.BYTES and schema.name is None)
 
 
 def _kind(value: Any, schema: Schema | None) -> object:
-    if schema is not None and not (_raw_bytes(schema) and isinstance(value, bytes | bytearray | memoryview)):
+    if schema is not None and not (raw_bytes_schema(schema) and isinstance(value, bytes | bytearray | memoryview)):
         return schema
     if isinstance(value, bytes | bytearray | memoryview):
         return _BYTES
@@ -128,7 +128,7 @@ def _kind(value: Any, schema: Schema | None) -> object:
 def _same_kind(kind: object, value: Any, schema: Schema | None) -> bool:
     if isinstance(kind, Schema):
         return schema is kind or (schema is not None and schema == kind)
-    if schema is not None and not _raw_bytes(schema):
+    if schema is not None and not raw_bytes_schema(schema):
         return False
     cls = value.__class__
     if cls is bytes:

@@ -58,6 +58,12 @@ class TimestampExtractor(abc.ABC):
         """True when the time is processing time: rotation by time then also fires without new records."""
         return False
 
+    @property
+    def reads_records(self) -> bool:
+        """Whether `extract` reads `PartitionInput.records`. Return False when it reads the columns only:
+        the sink may then gather several polls of a partition before decoding them (`spark_sink.gathering`)."""
+        return True
+
 
 class Partitioner(abc.ABC):
     """Decides the encoded partition of rows. Subclass it for your own and register the class under the
@@ -73,3 +79,10 @@ class Partitioner(abc.ABC):
     def partition_fields(self) -> list[str]:
         """The Hive partition column names this partitioner writes, in path order."""
         return []
+
+    @property
+    def reads_records(self) -> bool:
+        """Whether `encode_partitions` reads `PartitionInput.records`. Return False when it reads the columns
+        only: the sink may then gather several polls of a partition before decoding them
+        (`spark_sink.gathering`), fewer and larger parses."""
+        return True

@@ -40,6 +40,10 @@ class DefaultPartitioner(Partitioner):
     def partition_fields(self) -> list[str]:
         return ["partition"]
 
+    @property
+    def reads_records(self) -> bool:
+        return False
+
 
 class FieldPartitioner(Partitioner):
     """`name=value` per configured field (dotted names reach nested fields), joined with '/'."""
@@ -72,6 +76,10 @@ class FieldPartitioner(Partitioner):
 
     def partition_fields(self) -> list[str]:
         return list(self.fields)
+
+    @property
+    def reads_records(self) -> bool:
+        return False
 
 
 class TimeBasedPartitioner(Partitioner):
@@ -140,6 +148,10 @@ class TimeBasedPartitioner(Partitioner):
 
     def partition_fields(self) -> list[str]:
         return self.path_format.partition_fields() if self.path_format else []
+
+    @property
+    def reads_records(self) -> bool:
+        return self.extractor is None or self.extractor.reads_records
 
 
 class HourlyPartitioner(TimeBasedPartitioner):

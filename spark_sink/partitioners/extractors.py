@@ -14,7 +14,15 @@ from spark_sink.partitioners.base import PartitionInput, TimestampExtractor
 from spark_sink.partitioners.columns import field_column
 
 
-class WallclockTimestampExtractor(TimestampExtractor):
+class _ColumnsOnly(TimestampExtractor):
+    """The built-in extractors read columns (values, offsets, timestamps, the wall clock), never records."""
+
+    @property
+    def reads_records(self) -> bool:
+        return False
+
+
+class WallclockTimestampExtractor(_ColumnsOnly):
     """Processing time: every row of a batch gets the batch's wall clock."""
 
     def extract(self, batch: PartitionInput) -> pa.Array:
@@ -25,7 +33,7 @@ class WallclockTimestampExtractor(TimestampExtractor):
         return True
 
 
-class RecordTimestampExtractor(TimestampExtractor):
+class RecordTimestampExtractor(_ColumnsOnly):
     """The Kafka record's own timestamp."""
 
     def extract(self, batch: PartitionInput) -> pa.Array:
@@ -38,7 +46,7 @@ class RecordTimestampExtractor(TimestampExtractor):
         return batch.timestamps.cast(pa.int64())
 
 
-class RecordFieldTimestampExtractor(TimestampExtractor):
+class RecordFieldTimestampExtractor(_ColumnsOnly):
     """A value field: a timestamp or date, epoch milliseconds, or a string of digits or ISO-8601."""
 
     def __init__(self) -> None:

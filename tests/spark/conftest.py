@@ -98,7 +98,13 @@ class SinkHarness:
         """The records as the runtime delivers consumed bytes: one batch per run of a partition."""
         self.task.put_batches([RecordListBatch(run) for run in partition_runs(records)])
 
+    def idle_poll(self) -> None:
+        """What the runtime calls when a poll brings nothing: the task decodes what it gathered."""
+        self.task.put([])
+
     def flush_all(self, timeout_s: float = 60.0) -> dict[TopicPartition, int]:
+        """The topic drained: a poll that brings nothing, the writer done, the published offsets."""
+        self.idle_poll()
         assert self.task.wait_until_written(timeout_s), "the writer did not finish"
         return dict(self.task.pre_commit({}))
 

@@ -1,4 +1,5 @@
-"""Rotation decisions and back-pressure, and the intake that applies them, without Spark."""
+"""Rotation decisions and back-pressure, and the intake that applies them (gathering polls included), without
+Spark."""
 
 from __future__ import annotations
 
@@ -7,11 +8,11 @@ from collections.abc import Sequence
 import pyarrow as pa
 import pytest
 
-from connect.api import DataError, RecordListBatch, SinkRecord, TopicPartition
+from connect.api import DataError, Header, RecordListBatch, SinkRecord, TopicPartition
 from spark_sink.buffers import PartitionBuffer
 from spark_sink.config import SinkSettings
 from spark_sink.intake import PartitionState, RecordIntake
-from spark_sink.partitioners import load_partitioner, load_timestamp_extractor
+from spark_sink.partitioners import Labels, Partitioner, PartitionInput, load_partitioner, load_timestamp_extractor
 from spark_sink.rotation import BackPressure, early_flushes, interval_cut, next_scheduled_rotation, rows_until_full
 from spark_sink.timezones import LocalClock, resolve
 
@@ -122,3 +123,65 @@ def test_intake_closes_when_too_many_encoded_partitions_are_open() -> None:
         state, RecordListBatch([SinkRecord("t", 0, None, None, None, b'{"a":%d}' % (o % 3), o) for o in range(6)]), 0
     )
     assert closed_ranges(state) == [(0, 5, "partitioner.max.open.files")]
+
+
+def test_polls_of_raw_bytes_are_gathered_and_decoded_together_as_of_the_first() -> None:
+    state = PartitionState(TP, PartitionBuffer(TP, 1))
+    sink = intake(flush_size="1000")
+    for poll, start in enumerate(range(0, 30, 10)):
+        sink.offer(state, records(range(start, start + 10)), 5 + poll)
+    assert state.buffer.empty, "nothing decoded yet"
+    assert state.buffered_bytes == 30 * len(b'{"a":1}'), "gathered bytes count toward the memory bound"
+    sink.add_gathered(state)
+    assert [chunk.offsets.to_pylist() for chunk in state.buffer.chunks] == [list(range(30))], "one decode"
+    assert state.buffer.opened_wall_ms == 5, "the wall clock of the first poll"
+
+
+def test_gathering_closes_a_file_on_the_poll_that_fills_it() -> None:
+    state = PartitionState(TP, PartitionBuffer(TP, 1))
+    sink = intake(flush_size="25")
+    for start in (0, 10):
+        sink.offer(state, records(range(start, start + 10)), 0)
+    assert closed_ranges(state) == []
+    sink.offer(state, records(range(20, 30)), 0)
+    assert closed_ranges(state) == [(0, 24, "flush.size")]
+    assert (state.buffer.rows, state.buffer.start_offset) == (5, 25)
+
+
+def test_what_was_gathered_is_added_before_a_batch_that_is_not() -> None:
+    state = PartitionState(TP, PartitionBuffer(TP, 1), next_expected=1)
+    sink = intake(flush_size="100", behavior_on_null_values="ignore")
+    sink.offer(state, records(range(0, 3)), 0)  # offset 0 was published before: dropped when added
+    sink.offer(state, records([3], value=None), 0)  # a tombstone is not gathered
+    sink.offer(state, records(range(4, 6)), 0)
+    sink.add_gathered(state)
+    assert [chunk.offsets.to_pylist() for chunk in state.buffer.chunks] == [[1, 2], [4, 5]]
+    assert (state.buffer.consumed, state.buffer.start_offset, state.buffer.end_offset) == (5, 1, 5)
+
+
+class HeaderPartitioner(Partitioner):
+    """A user's partitioner that reads the records (their headers), which a gathered batch has not."""
+
+    def encode_partitions(self, batch: PartitionInput) -> Labels:
+        return pa.array([f"tenant={r.headers[0].value}" for r in batch.records], pa.string())
+
+
+def test_nothing_that_reads_records_gets_a_gathered_batch() -> None:
+    assert intake().gathers
+    time_based = {"partitioner_class": "TimeBasedPartitioner", "path_format": "YYYY", "locale": "en",
+                  "timezone": "UTC", "partition_duration_ms": "1000", "timestamp_extractor": "Record"}  # fmt: skip
+    assert intake(**time_based).gathers, "the built-in partitioners and extractors read columns only"
+    settings = SinkSettings.from_props({"path": "/tmp/unused", "flush.size": "100"})
+    utc = LocalClock(resolve("UTC"))
+    reporting = RecordIntake(settings, load_partitioner(settings.raw), None, utc, lambda record, error: None)
+    assert not reporting.gathers, "an errant record report needs the record"
+    by_header = RecordIntake(settings, HeaderPartitioner(), None, utc)
+    assert not by_header.gathers
+    state = PartitionState(TP, PartitionBuffer(TP, 1))
+    tagged = [
+        SinkRecord(TP.topic, TP.partition, None, None, None, b'{"a":1}', o, 0, headers=(Header("tenant", "x"),))
+        for o in range(3)
+    ]
+    by_header.offer(state, RecordListBatch(tagged), 0)
+    assert state.buffer.rows == 3 and state.buffer.labels == set(), "added at once, with its records"
+    assert state.buffer.chunks[0].labels.to_pylist() == ["tenant=x"] * 3
