@@ -35,6 +35,7 @@ from bench.spark_kafka.cells import (
     file_stats,
     fill,
     json_value,
+    settle_writeback,
 )
 from bench.spark_kafka.jars import SparkKafkaJars
 from bench.spark_kafka.kconnect_sink import KconnectSink
@@ -272,6 +273,7 @@ def run(ctx: RunContext) -> list[BenchmarkResult]:
     try:
         for cell in [*cells, Cell("100B", VALUE_SIZES["100B"], 1, COST_RECORDS, cost_topic)]:
             fill(ctx.admin, ctx.bootstrap_servers, cell)
+        settle_writeback()
         start_systems(ctx, systems)
         for cell in cells:
             rows[cell.name] = {**interleaved(ctx, cell, systems.measures), **systems.unavailable}

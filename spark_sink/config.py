@@ -110,7 +110,7 @@ CONFIG_DEF = (
         Importance.MEDIUM,
         "Upper bound of the bytes a task buffers (open files plus files waiting for Spark). Past half of it "
         "the largest buffers are committed early; at the bound the task's partitions are paused until the "
-        "writer drained.",
+        "writer drained a quarter of it.",
         group=GROUP_ROTATION,
     )
     .define(

@@ -59,7 +59,10 @@ def early_flushes(sizes: Mapping[TopicPartition, int], max_bytes: int) -> list[T
 
 @dataclass
 class BackPressure:
-    """Pauses every partition while buffered plus unwritten bytes reach `max_bytes`; resumes below half."""
+    """Pauses every partition while buffered plus unwritten bytes reach `max_bytes`; resumes at three
+    quarters. Not lower: files can be a large part of the bound (100 MB of 1 KB records against the
+    default 256 MB), and resuming at half then kept the task idle until a second Spark job ended,
+    while the writer went on to wait for the file the task had not read yet."""
 
     max_bytes: int
     paused: set[TopicPartition] = field(default_factory=set)
@@ -73,7 +76,7 @@ class BackPressure:
             to_pause = assigned - self.paused
             self.paused |= to_pause
             return to_pause, set()
-        if self.paused and total_bytes <= self.max_bytes // 2:
+        if self.paused and total_bytes <= self.max_bytes * 3 // 4:
             to_resume, self.paused = self.paused, set()
             return set(), to_resume
         return set(), set()

@@ -3,6 +3,7 @@ and the file statistics every system reports."""
 
 from __future__ import annotations
 
+import os
 import random
 import string
 from dataclasses import dataclass
@@ -102,3 +103,10 @@ def parquet_files(directory: Path) -> list[Path]:
 def file_stats(count: int, total_bytes: int, seconds: float) -> dict[str, float]:
     """Average file size (MB) and the files per hour the measured rate makes."""
     return {AVG_FILE_MB: total_bytes / max(count, 1) / 1e6, FILES_PER_HOUR: count / seconds * 3600}
+
+
+def settle_writeback() -> None:
+    """Writes the filled topics' pages to disk now. The kernel would otherwise write them back about 30 s
+    after the fill (`vm.dirty_expire_centisecs`), during the timed repetitions of whichever system
+    runs then."""
+    os.sync()

@@ -44,14 +44,14 @@ def test_early_flushes_take_the_largest_buffers_first() -> None:
     assert early_flushes(sizes, 1000) == [TopicPartition("t", 1), TopicPartition("t", 3)]
 
 
-def test_back_pressure_pauses_at_the_bound_and_resumes_below_half() -> None:
+def test_back_pressure_pauses_at_the_bound_and_resumes_at_three_quarters() -> None:
     tps = {TopicPartition("t", p) for p in range(3)}
     pressure = BackPressure(100)
     assert pressure.decide(99, tps) == (set(), set())
     assert pressure.decide(100, tps) == (tps, set())
     assert pressure.decide(120, tps) == (set(), set()), "already paused"
-    assert pressure.decide(60, tps) == (set(), set()), "not drained enough"
-    assert pressure.decide(50, tps) == (set(), tps)
+    assert pressure.decide(76, tps) == (set(), set()), "not drained enough"
+    assert pressure.decide(75, tps) == (set(), tps)
     assert pressure.decide(100, tps - {TopicPartition("t", 0)})[0] == tps - {TopicPartition("t", 0)}
 
 
