@@ -84,7 +84,7 @@ class RecordIntake:
     def offer(self, state: PartitionState, batch: SinkRecordBatch, now_ms: int) -> None:
         """`add`, or the batch gathered with the partition's previous ones, to be added with them when
         enough came (`spark_sink.gathering`)."""
-        if not (self.gathers and not state.rewinding and may_gather(batch)):
+        if not self.gathers or state.rewinding or not may_gather(batch):
             self.add_gathered(state)
             self.add(state, batch, now_ms)
             return

@@ -218,11 +218,9 @@ def test_scheduled_rotation_publishes_an_idle_partition(
     wait_until(lambda: sink.task.pre_commit({}) == {TP: 5}, 60, "the open file published without new records")
 
 
-def test_back_pressure_pauses_until_the_writer_drained(
-    harness_factory: Callable[..., SinkHarness], tmp_path: Path
-) -> None:
-    tps = [TopicPartition("things", p) for p in range(4)]
-    sink = harness_factory(flush_size=100_000, flush_max_bytes=str(64 * 1024), store_kafka_metadata="true")
+def put_until_paused(sink: SinkHarness, tps: list[TopicPartition], per_poll: int) -> tuple[threading.Event, int]:
+    """Holds the writer after staging and puts polls of `per_poll` records of each partition until the task
+    pauses. Returns the event that lets the writer go on and the records put per partition."""
     release = threading.Event()
 
     def hold(step: CommitStep, tp: TopicPartition | None) -> None:
@@ -230,12 +228,21 @@ def test_back_pressure_pauses_until_the_writer_drained(
             release.wait(30)
 
     sink.task.fault_injector = hold
-    sink.open(*tps)
     offset = 0
     while not sink.context.paused:
         assert offset < 20_000, "the task never paused"
-        sink.put([r for tp in tps for r in json_records(tp, range(offset, offset + 100))])
-        offset += 100
+        sink.put([r for tp in tps for r in json_records(tp, range(offset, offset + per_poll))])
+        offset += per_poll
+    return release, offset
+
+
+def test_back_pressure_pauses_until_the_writer_drained(
+    harness_factory: Callable[..., SinkHarness], tmp_path: Path
+) -> None:
+    tps = [TopicPartition("things", p) for p in range(4)]
+    sink = harness_factory(flush_size=100_000, flush_max_bytes=str(64 * 1024), store_kafka_metadata="true")
+    sink.open(*tps)
+    release, _ = put_until_paused(sink, tps, 100)
     assert sink.context.paused == set(tps)
     release.set()
 
@@ -260,20 +267,9 @@ def test_records_gathered_across_polls_count_toward_back_pressure(
 ) -> None:
     tps = [TopicPartition("things", p) for p in range(8)]
     sink = harness_factory(flush_size=100_000, flush_max_bytes=str(64 * 1024), store_kafka_metadata="true")
-    release = threading.Event()
-
-    def hold(step: CommitStep, tp: TopicPartition | None) -> None:
-        if step is CommitStep.STAGED:
-            release.wait(30)
-
-    sink.task.fault_injector = hold
     sink.open(*tps)
-    offset = 0
     # Polls of 20 records a partition: each partition gathers thousands of those before decoding them.
-    while not sink.context.paused:
-        assert offset < 20_000, "the task never paused"
-        sink.put([r for tp in tps for r in json_records(tp, range(offset, offset + 20))])
-        offset += 20
+    release, offset = put_until_paused(sink, tps, 20)
     assert offset < GATHER_ROWS // 2, "paused while the records were still gathered, not once decoded"
     release.set()
     sink.task.fault_injector = lambda step, tp: None
