@@ -21,10 +21,11 @@ import traceback
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import Any, Final, Protocol, TypeVar
+from typing import Any, Final, Literal, Protocol, TypeVar
 
 from connect.api.errors import ConnectError, RetriableError
 from connect.api.records import SinkRecord, SourceRecord
+from connect.runtime.closing import close_quietly
 from connect.runtime.connector_config import ErrorHandlingSettings, ErrorTolerance
 from connect.runtime.kafka_clients import KafkaMessage, ProducerLike
 from connect.runtime.states import ConnectorTaskId
@@ -58,15 +59,19 @@ class ToleranceExceededError(ConnectError):
         self.__cause__ = error
 
 
-class _Skip:
-    __slots__ = ()
+class Skip(enum.Enum):
+    """What `ErrorHandler.execute` returns when the record failed and is tolerated: drop it.
+
+    An enum member (not a plain sentinel object) so that `result is SKIP` narrows `T | Skip` to `T`.
+    """
+
+    SKIP = "SKIP"
 
     def __repr__(self) -> str:
         return "SKIP"
 
 
-SKIP: Final = _Skip()
-"""What `ErrorHandler.execute` returns when the record failed and is tolerated: drop it."""
+SKIP: Final = Skip.SKIP
 
 
 @dataclass(frozen=True)
@@ -138,7 +143,7 @@ class ErrorHandler:
         *,
         consumed: KafkaMessage | None = None,
         record: SourceRecord | SinkRecord | None = None,
-    ) -> T | _Skip:
+    ) -> T | Literal[Skip.SKIP]:
         """Run `operation` with the retry and tolerance policy; SKIP when its record is to be dropped."""
         timeout_ms = self.settings.retry_timeout_ms
         deadline = None if timeout_ms < 0 else self._clock() + timeout_ms / 1000
@@ -172,7 +177,7 @@ class ErrorHandler:
         *,
         consumed: KafkaMessage | None = None,
         record: SourceRecord | SinkRecord | None = None,
-    ) -> _Skip:
+    ) -> Literal[Skip.SKIP]:
         """A failure past retries: raise ToleranceExceededError, or report it and return SKIP."""
         self.report_failure(stage, executing_class, error, consumed=consumed, record=record)
         return SKIP
@@ -209,12 +214,13 @@ class ErrorHandler:
                 futures.append(future)
         return futures
 
+    @property
+    def dead_letter_queue(self) -> DeadLetterQueueReporter | None:
+        """The reporter that writes failed records to the dead letter queue (sinks), if there is one."""
+        return next((r for r in self.reporters if isinstance(r, DeadLetterQueueReporter)), None)
+
     def close(self) -> None:
-        for reporter in self.reporters:
-            try:
-                reporter.close()
-            except Exception:
-                log.exception("Task %s: closing error reporter %r failed", self.task, reporter)
+        close_quietly(self.reporters, f"Task {self.task}")
 
 
 class LogReporter:

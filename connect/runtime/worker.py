@@ -7,11 +7,11 @@ chain built from the worker config and the connector config (connector settings 
 instances become statuses (FAILED with the trace) through the `StatusListener`; the Worker raises
 only for requests that cannot be served at all (an unknown connector class, an unknown instance).
 
-Source tasks of a connector whose config has `topic.creation.*` keys create their topics (KIP-158,
-`topic_creation`) unless the worker's `topic.creation.enable` is false; each gets its own admin client.
-
-A worker with `exactly.once.source.support=enabled` (distributed mode: a `group.id` and the Kafka
-offset store) runs source tasks exactly once (`WorkerEosSourceTask`, rules in `transactions`).
+What a task needs is assembled by the task builders (`task_builders`): one for sink tasks, one for
+source tasks, and one for source tasks run exactly once, which a worker with
+`exactly.once.source.support=enabled` (distributed mode: a `group.id` and the Kafka offset store) uses
+(`WorkerEosSourceTask`, rules in `transactions`). Source tasks of a connector whose config has
+`topic.creation.*` keys create their topics (KIP-158) unless the worker's `topic.creation.enable` is false.
 
 The Worker starts and stops the offset store it is given. Topic tracking (KIP-558): every topic a
 task produced to or consumed from is recorded, per connector, here and through the listener.
@@ -19,41 +19,34 @@ task produced to or consumed from is recorded, per connector, here and through t
 
 from __future__ import annotations
 
-import functools
 import logging
 import threading
 import time
 import traceback
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, cast
 
 from connect.api.connector import Connector, SinkConnector, SourceConnector
-from connect.api.converter import Converter, HeaderConverter
 from connect.api.errors import ConfigError, ConnectError, NotFoundError
 from connect.api.task import SinkTask, SourceTask, Task
-from connect.runtime.connector_config import ConnectorSettings, topic_creation_rules, uses_topic_creation
-from connect.runtime.error_handling import DeadLetterQueueReporter, ErrorHandler, ErrorReporter, LogReporter
+from connect.runtime.connector_config import ConnectorSettings
 from connect.runtime.info import ConnectorType
 from connect.runtime.kafka_client_config import sink_group_id
-from connect.runtime.kafka_clients import KafkaClients, TopicSpec
+from connect.runtime.kafka_clients import KafkaClients
 from connect.runtime.offsets import OffsetStorageReader, OffsetStore
 from connect.runtime.plugins import PluginRegistry
 from connect.runtime.states import ConnectorTaskId, TargetState
 from connect.runtime.status import StatusListener
-from connect.runtime.task_contexts import WorkerConnectorContext
-from connect.runtime.topic_creation import TopicCreation
-from connect.runtime.transactions import (
-    TransactionalOffsetStore,
-    transactional_id,
-    use_exactly_once,
-    worker_exactly_once_enabled,
+from connect.runtime.task_builders import (
+    ExactlyOnceSourceTaskBuilder,
+    SinkTaskBuilder,
+    SourceTaskBuilder,
+    TaskSpec,
+    WorkerResources,
 )
-from connect.runtime.transforms import TransformationChain
-from connect.runtime.worker_config import HEADER_CONVERTER, KEY_CONVERTER, VALUE_CONVERTER, WorkerConfig
+from connect.runtime.task_contexts import WorkerConnectorContext
+from connect.runtime.transactions import use_exactly_once, worker_exactly_once_enabled
+from connect.runtime.worker_config import WorkerConfig
 from connect.runtime.worker_connector import WorkerConnector
-from connect.runtime.worker_eos_source_task import WorkerEosSourceTask
-from connect.runtime.worker_sink_task import WorkerSinkTask
-from connect.runtime.worker_source_task import RecordTransformer, WorkerSourceTask
 from connect.runtime.worker_task import WorkerTask
 
 log = logging.getLogger(__name__)
@@ -92,7 +85,10 @@ class Worker:
         self._topics: dict[str, set[str]] = {}
         self._graceful_s = config.task_shutdown_graceful_timeout_ms / 1000
         self.exactly_once_source = worker_exactly_once_enabled(config, offset_store)
-        self._exactly_once_check = exactly_once_check
+        resources = WorkerResources(config, plugins, self.clients, offset_store, status, self._topic_used)
+        self._sink_tasks = SinkTaskBuilder(resources)
+        self._source_tasks = SourceTaskBuilder(resources)
+        self._exactly_once_source_tasks = ExactlyOnceSourceTaskBuilder(resources, exactly_once_check)
 
     # -- worker lifecycle -----------------------------------------------------------------------
 
@@ -301,215 +297,18 @@ class Worker:
         settings = ConnectorSettings.parse(connector_config, connector_type)
         task_class = _task_class(connector_class, task_config.get(TASK_CLASS_CONFIG))
         task = task_class()
-        closeables: list[Any] = []
-        try:
-            key_converter = self._converter(settings, KEY_CONVERTER, is_key=True)
-            closeables.append(key_converter)
-            value_converter = self._converter(settings, VALUE_CONVERTER, is_key=False)
-            closeables.append(value_converter)
-            header_converter = self._header_converter(settings)
-            closeables.append(header_converter)
-            transformer = self._transformer(connector_config)
-            closeables.append(transformer)
-            reporters: list[ErrorReporter] = [LogReporter(settings.errors)]
-            on_topic_used = _bind_topic(self._topic_used, task_id)
-            interval = self.config.offset_flush_interval_ms
-            if isinstance(task, SourceTask):
-                topic_creation = self._topic_creation(task_id, connector_config)
-                closeables.append(topic_creation)
-                if use_exactly_once(self.exactly_once_source, connector_class, settings):
-                    converters = (key_converter, value_converter, header_converter)
-                    handler = ErrorHandler(settings.errors, task_id, reporters)
-                    configs = (task_config, connector_config)
-                    return self._exactly_once_task(
-                        task_id,
-                        task,
-                        configs,
-                        target_state,
-                        settings,
-                        converters,
-                        transformer,
-                        handler,
-                        on_topic_used,
-                        topic_creation,
-                    )
-                producer = self.clients.producer(
-                    task_id,
-                    connector_config,
-                    failure_reports_only=not WorkerSourceTask.needs_record_reports(type(task)),
-                )
-                return WorkerSourceTask(
-                    task_id,
-                    task,
-                    task_config,
-                    self.status,
-                    target_state,
-                    producer=producer,
-                    key_converter=key_converter,
-                    value_converter=value_converter,
-                    header_converter=header_converter,
-                    transformer=transformer,
-                    error_handler=ErrorHandler(settings.errors, task_id, reporters),
-                    offset_store=self.offset_store,
-                    offset_flush_interval_ms=interval,
-                    offset_flush_timeout_ms=self.config.offset_flush_timeout_ms,
-                    on_topic_used=on_topic_used,
-                    topic_creation=topic_creation,
-                )
-            if not isinstance(task, SinkTask):
-                raise ConfigError(f"{task_class.__qualname__} is neither a SourceTask nor a SinkTask")
-            dlq = self._dead_letter_queue(task_id, settings, connector_config)
-            if dlq is not None:
-                reporters.append(dlq)
-            handler = ErrorHandler(settings.errors, task_id, reporters)
-            topics = task_config.get(SinkTask.TOPICS_CONFIG) or ",".join(settings.topics)
-            regex = task_config.get(SinkTask.TOPICS_REGEX_CONFIG) or settings.topics_regex
-            consumer = self.clients.sink_consumer(task_id, connector_config)
-            return WorkerSinkTask(
-                task_id,
-                task,
-                task_config,
-                self.status,
-                target_state,
-                consumer=consumer,
-                topics=[t.strip() for t in topics.split(",") if t.strip()],
-                topics_regex=regex or None,
-                key_converter=key_converter,
-                value_converter=value_converter,
-                header_converter=header_converter,
-                transformer=transformer,
-                error_handler=handler,
-                dead_letter_queue=dlq,
-                errant_reporter_enabled=dlq is not None or settings.errors.log_enable,
-                offset_flush_interval_ms=interval,
-                on_topic_used=on_topic_used,
-            )
-        except BaseException:
-            for closeable in closeables:
-                if closeable is not None:
-                    try:
-                        closeable.close()
-                    except Exception:
-                        log.exception("Task %s: closing %r after a failed start failed", task_id, closeable)
-            raise
-
-    def _exactly_once_task(
-        self,
-        task_id: ConnectorTaskId,
-        task: SourceTask,
-        configs: tuple[Mapping[str, str], Mapping[str, str]],
-        target_state: TargetState,
-        settings: ConnectorSettings,
-        converters: tuple[Converter, Converter, HeaderConverter],
-        transformer: RecordTransformer | None,
-        error_handler: ErrorHandler,
-        on_topic_used: Callable[[str], None],
-        topic_creation: TopicCreation | None,
-    ) -> WorkerEosSourceTask:
-        task_config, connector_config = configs
-        producer = self.clients.transactional_producer(
-            task_id,
-            connector_config,
-            transactional_id(self.config.group_id or "", task_id),
-            failure_reports_only=not WorkerSourceTask.needs_record_reports(type(task)),
-        )
-        check = self._exactly_once_check
-        return WorkerEosSourceTask(
-            task_id,
-            task,
-            task_config,
-            self.status,
-            target_state,
-            producer=producer,
-            key_converter=converters[0],
-            value_converter=converters[1],
-            header_converter=converters[2],
-            transformer=transformer,
-            error_handler=error_handler,
-            offset_store=cast(TransactionalOffsetStore, self.offset_store),  # worker_exactly_once_enabled checked
-            transaction_boundary=settings.transaction_boundary,
-            transaction_boundary_interval_ms=settings.transaction_boundary_interval_ms
-            or self.config.offset_flush_interval_ms,
-            ownership_check=None if check is None else functools.partial(check, task_id),
-            on_topic_used=on_topic_used,
-            topic_creation=topic_creation,
-        )
-
-    def _topic_creation(self, task_id: ConnectorTaskId, connector_config: Mapping[str, str]) -> TopicCreation | None:
-        """The task's topic creation, if the worker allows it and the config asks for it; ConfigError if its
-        `topic.creation.*` keys are invalid (the task fails, as in Kafka)."""
-        if not self.config.topic_creation_enable or not uses_topic_creation(connector_config):
-            return None
-        rules = topic_creation_rules(connector_config)
-        admin = self.clients.admin(f"connector-adminclient-{task_id}", connector_config)
-        return TopicCreation(rules, admin)
-
-    def _converter(self, settings: ConnectorSettings, key: str, *, is_key: bool) -> Converter:
-        # Kafka's rule: the sub-configs come from whichever config named the class.
-        name = settings.key_converter if is_key else settings.value_converter
-        if name:
-            props = settings.with_prefix(key + ".")
-        else:
-            name = self.config.key_converter if is_key else self.config.value_converter
-            props = self.config.converter_props(key)
-        converter = self.plugins.converter_class(name)()
-        converter.configure(props, is_key)
-        return converter
-
-    def _header_converter(self, settings: ConnectorSettings) -> HeaderConverter:
-        if settings.header_converter:
-            name, props = settings.header_converter, settings.with_prefix(HEADER_CONVERTER + ".")
-        else:
-            name, props = self.config.header_converter, self.config.converter_props(HEADER_CONVERTER)
-        converter = self.plugins.header_converter_class(name)()
-        converter.configure(props)
-        return converter
-
-    def _transformer(self, connector_config: Mapping[str, str]) -> RecordTransformer | None:
-        chain = TransformationChain.from_config(connector_config, self.plugins)
-        if len(chain) == 0:
-            return None
-        return chain
-
-    def _dead_letter_queue(
-        self, task_id: ConnectorTaskId, settings: ConnectorSettings, connector_config: Mapping[str, str]
-    ) -> DeadLetterQueueReporter | None:
-        topic = settings.errors.dlq_topic
-        if not topic:
-            return None
-        admin = self.clients.admin(f"connector-dlq-adminclient-{task_id.connector}", connector_config)
-        try:
-            if admin.partition_count(topic) is None:
-                replication = settings.errors.dlq_replication_factor
-                brokers = admin.broker_count()
-                if 0 < brokers < replication:
-                    # Kafka would fail the task here; a one-broker dev cluster is the common case.
-                    log.warning(
-                        "Task %s: creating dead letter queue %s with replication factor %d, not %d: "
-                        "the cluster has %d broker(s)",
-                        task_id,
-                        topic,
-                        brokers,
-                        replication,
-                        brokers,
-                    )
-                    replication = brokers
-                admin.create_topics([TopicSpec(topic, 1, replication)])
-        finally:
-            admin.close()
-        producer = self.clients.dlq_producer(task_id, connector_config)
-        return DeadLetterQueueReporter(settings.errors, task_id.connector, producer)
+        spec = TaskSpec(task_id, task, connector_class, connector_config, task_config, settings, target_state)
+        if isinstance(task, SinkTask):
+            return self._sink_tasks.build(spec)
+        if not isinstance(task, SourceTask):
+            raise ConfigError(f"{task_class.__qualname__} is neither a SourceTask nor a SinkTask")
+        if use_exactly_once(self.exactly_once_source, connector_class, settings):
+            return self._exactly_once_source_tasks.build(spec)
+        return self._source_tasks.build(spec)
 
     def sink_group_id(self, name: str, connector_config: Mapping[str, str]) -> str:
         """The consumer group whose offsets are a sink connector's offsets."""
         return sink_group_id(name, connector_config)
-
-
-def _bind_topic(record: Callable[[ConnectorTaskId, str], None], task: ConnectorTaskId) -> Callable[[str], None]:
-    def used(topic: str) -> None:
-        record(task, topic)
-
-    return used
 
 
 def _task_class(connector_class: type[Connector], task_class_name: str | None) -> type[Task]:

@@ -1,7 +1,8 @@
 """`WorkerEosSourceTask`: runs one SourceTask exactly once (KIP-618), on the task's own thread.
 
-It sends as `WorkerSourceTask` does (same transforms, converters and produce loop), but through a
-transactional producer, and each transaction carries the records and, written last, the source offsets
+It runs `WorkerSourceTask`'s loop (same poll, transforms, converters and produce loop) with its own
+hooks (Kafka's `ExactlyOnceWorkerSourceTask` to `AbstractWorkerSourceTask`), through a transactional
+producer, and each transaction carries the records and, written last, the source offsets
 of everything polled into it (to the offsets topic, partitioned as Kafka does: `offset_records`). A
 reader with `read_committed` (the offset store; any downstream consumer) sees both or neither.
 
@@ -32,19 +33,18 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 
 from connect.api.context import RecordMetadata
-from connect.api.converter import Converter, HeaderConverter
 from connect.api.errors import ConnectError, RetriableError
 from connect.api.records import SourceRecord
 from connect.api.task import SourceTask
 from connect.runtime.connector_config.keys import TransactionBoundary
-from connect.runtime.error_handling import ErrorHandler
 from connect.runtime.kafka_clients import TransactionalProducer, fencing_error, producer_fenced
+from connect.runtime.record_pipeline import RecordPipeline
 from connect.runtime.states import ConnectorTaskId, TargetState
 from connect.runtime.status import StatusListener
 from connect.runtime.task_contexts import TransactionRequest, WorkerSourceTaskContext, WorkerTransactionContext
 from connect.runtime.topic_creation import TopicCreation, TopicCreationInterrupted
 from connect.runtime.transactions import TransactionalOffsetStore
-from connect.runtime.worker_source_task import IDLE_POLL_S, QUEUE_FULL_WAIT_S, RecordTransformer, WorkerSourceTask
+from connect.runtime.worker_source_task import QUEUE_FULL_WAIT_S, WorkerSourceTask
 
 log = logging.getLogger(__name__)
 
@@ -59,11 +59,7 @@ class WorkerEosSourceTask(WorkerSourceTask):
         target_state: TargetState,
         *,
         producer: TransactionalProducer,
-        key_converter: Converter,
-        value_converter: Converter,
-        header_converter: HeaderConverter,
-        transformer: RecordTransformer | None,
-        error_handler: ErrorHandler,
+        pipeline: RecordPipeline[SourceRecord],
         offset_store: TransactionalOffsetStore,
         transaction_boundary: TransactionBoundary,
         transaction_boundary_interval_ms: int,
@@ -81,11 +77,7 @@ class WorkerEosSourceTask(WorkerSourceTask):
             status,
             target_state,
             producer=producer,
-            key_converter=key_converter,
-            value_converter=value_converter,
-            header_converter=header_converter,
-            transformer=transformer,
-            error_handler=error_handler,
+            pipeline=pipeline,
             offset_store=offset_store,
             offset_flush_interval_ms=transaction_boundary_interval_ms,
             offset_flush_timeout_ms=producer.transaction_timeout_ms,
@@ -105,7 +97,6 @@ class WorkerEosSourceTask(WorkerSourceTask):
         self._abandoned = False  # stopped mid-transaction: nothing may be committed any more
         self._transaction_open = False
         self._transaction_began = 0.0
-        self._next_commit = 0.0
         self._uncommitted_records: list[tuple[SourceRecord, RecordMetadata | None]] = []
         self.fenced = False
         self.transactions_committed = 0
@@ -170,65 +161,45 @@ class WorkerEosSourceTask(WorkerSourceTask):
     # -- the loop -------------------------------------------------------------------------------
 
     def execute(self) -> None:
-        if self.fenced or not self._ready:
-            return
-        self._next_commit = self._clock() + self.flush_interval_s
         try:
-            self._send_loop()
-        except TopicCreationInterrupted as exc:
-            # The open transaction lacks records of its last batch: abort it rather than commit it on the way out.
-            log.info("Source task %s: stopping; aborting the open transaction: %s", self.id, exc)
-            self._abandoned = True
-            if self._abort_after_failure():
-                self.fenced = True
+            super().execute()
         except BaseException as exc:
             if producer_fenced(exc) or self._abort_after_failure():
                 self._fenced_out(exc)
                 return
             raise
 
-    def _send_loop(self) -> None:
-        poll = self.source_task.poll
-        producer_poll = self.producer.poll
-        clock = self._clock
-        boundary = self.boundary
-        while not self.stopping:
-            if self.target_state is not TargetState.STARTED:
-                self._pause()
-                continue
-            try:
-                records = poll()
-            except RetriableError as exc:
-                log.warning("Source task %s: poll failed, polling again: %s", self.id, exc)
-                records = None
-            if records:
-                self.records_polled += len(records)
-                if boundary is TransactionBoundary.CONNECTOR:
-                    self._send_with_connector_boundaries(records)
-                else:
-                    self._send(records)
-            elif not self.stopping:
-                producer_poll(IDLE_POLL_S)
-            if self._delivery_errors:
-                raise self._delivery_failure()
-            if boundary is TransactionBoundary.POLL:
-                if records:
-                    self._commit_transaction()
-            elif boundary is TransactionBoundary.INTERVAL:
-                if clock() >= self._next_commit:
-                    self._commit_transaction()
-                    self._next_commit = clock() + self.flush_interval_s
-            else:
-                self._end_as_connector_asked()
+    # -- the loop's hooks -----------------------------------------------------------------------
 
-    def _pause(self) -> None:
-        # Nothing should hang open while paused: Kafka aborts a transaction older than its timeout, and
-        # the task would then look fenced (`connector` boundaries: the task decides, as in Kafka).
-        self.commit_offsets(final=True)
-        self.status.on_task_pause(self.id)
-        if self.await_unpaused():
-            self.status.on_task_resume(self.id)
-            self._next_commit = self._clock() + self.flush_interval_s
+    def _ready_to_send(self) -> bool:
+        return self._ready and not self.fenced
+
+    def _dispatch(self, records: list[SourceRecord]) -> None:
+        if self.boundary is TransactionBoundary.CONNECTOR:
+            self._send_with_connector_boundaries(records)
+        else:
+            self._send(records)
+
+    def _after_iteration(self, dispatched: bool) -> None:
+        if self._delivery_errors:
+            raise self._delivery_failure()
+        boundary = self.boundary
+        if boundary is TransactionBoundary.POLL:
+            if dispatched:
+                self._commit_transaction()
+        elif boundary is TransactionBoundary.INTERVAL:
+            if self._clock() >= self._next_commit:
+                self._commit_transaction()
+                self._next_commit = self._clock() + self.flush_interval_s
+        else:
+            self._end_as_connector_asked()
+
+    def _interrupted(self, exc: TopicCreationInterrupted) -> None:
+        # The open transaction lacks records of its last batch: abort it rather than commit it on the way out.
+        log.info("Source task %s: stopping; aborting the open transaction: %s", self.id, exc)
+        self._abandoned = True
+        if self._abort_after_failure():
+            self.fenced = True
 
     # -- sending --------------------------------------------------------------------------------
 

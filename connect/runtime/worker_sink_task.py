@@ -1,4 +1,4 @@
-"""`WorkerSinkTask`: runs one SinkTask on its own thread with its own consumer (kafka-connect.md §5.2).
+"""`WorkerSinkTask`: runs one SinkTask on its own thread with its own consumer (Kafka's `WorkerSinkTask`).
 
 Loop: `consume` a batch (rebalance callbacks run inside it, on this thread: revoked → commit +
 `task.close`, assigned → `task.open` + requested rewinds) → header/key/value converters → SinkRecords
@@ -18,10 +18,10 @@ Offsets: `current` is, per partition, the next offset after what `put` accepted.
 beyond what was consumed). If `pre_commit` raises, the consumer rewinds to the last committed offsets.
 Failed records reported to the dead letter queue are flushed before every commit.
 
-Columnar delivery: a task that overrides `put_batches` gets, while the connector has no transforms and
-ByteArrayConverter keys and values, one `SinkRecordBatch` per run of consecutive messages of a partition
-instead of SinkRecords (`sink_batches`): no converter, transform or record object stands between the
-consumed bytes and the task.
+Conversion and transforms are the task's `RecordPipeline`'s. Columnar delivery: a task that overrides
+`put_batches` gets, while the connector has no transforms and ByteArrayConverter keys and values, one
+`SinkRecordBatch` per run of consecutive messages of a partition instead of SinkRecords
+(`sink_batches`): no converter, transform or record object stands between the consumed bytes and the task.
 
 Pause (target state PAUSED/STOPPED): the consumer pauses every partition but keeps polling, so the
 task keeps its group membership.
@@ -35,21 +35,20 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
-from typing import Any, cast
+from typing import cast
 
 from connect.api.batch import SinkRecordBatch
-from connect.api.converter import Converter, HeaderConverter
 from connect.api.errors import ConnectError, RetriableError
-from connect.api.records import Header, SinkRecord, TopicPartition
+from connect.api.records import SinkRecord, TopicPartition
 from connect.api.task import SinkTask
-from connect.runtime.converters.simple import passthrough_schema
-from connect.runtime.error_handling import SKIP, DeadLetterQueueReporter, ErrorHandler, RebuiltMessage, Stage, all_of
+from connect.runtime.closing import close_quietly
+from connect.runtime.error_handling import Stage, all_of
 from connect.runtime.kafka_clients import KafkaMessage, SinkConsumer
-from connect.runtime.sink_batches import TIMESTAMP_TYPES, split_by_partition
+from connect.runtime.record_pipeline import RecordPipeline
+from connect.runtime.sink_batches import split_by_partition
 from connect.runtime.states import ConnectorTaskId, TargetState
 from connect.runtime.status import StatusListener
 from connect.runtime.task_contexts import WorkerErrantRecordReporter, WorkerSinkTaskContext
-from connect.runtime.worker_source_task import RecordTransformer
 from connect.runtime.worker_task import WorkerTask
 
 log = logging.getLogger(__name__)
@@ -66,18 +65,6 @@ Delivery = list[SinkRecord] | list[SinkRecordBatch]
 """What one `put` (SinkRecords) or `put_batches` (batches) call receives."""
 
 
-def delivers_batches(
-    task: SinkTask, transformer: RecordTransformer | None, key_converter: Converter, value_converter: Converter
-) -> bool:
-    """Whether the task gets `put_batches`: it overrides it, and nothing converts or transforms the bytes."""
-    return (
-        type(task).put_batches is not SinkTask.put_batches
-        and transformer is None
-        and passthrough_schema(key_converter) is not None
-        and passthrough_schema(value_converter) is not None
-    )
-
-
 class WorkerSinkTask(WorkerTask):
     def __init__(
         self,
@@ -90,37 +77,31 @@ class WorkerSinkTask(WorkerTask):
         consumer: SinkConsumer,
         topics: Sequence[str],
         topics_regex: str | None,
-        key_converter: Converter,
-        value_converter: Converter,
-        header_converter: HeaderConverter,
-        transformer: RecordTransformer | None,
-        error_handler: ErrorHandler,
-        dead_letter_queue: DeadLetterQueueReporter | None,
-        errant_reporter_enabled: bool,
+        pipeline: RecordPipeline[SinkRecord],
         offset_flush_interval_ms: int,
         on_topic_used: Callable[[str], None] | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
+        """The errant record reporter (KIP-610) is there when failures go somewhere: a dead letter queue or
+        `errors.log.enable`."""
         super().__init__(task_id, task, task_config, status, target_state, on_topic_used=on_topic_used)
         self.sink_task = task
         self.consumer = consumer
         self.topics = list(topics)
         self.topics_regex = topics_regex
-        self.key_converter = key_converter
-        self.value_converter = value_converter
-        self.header_converter = header_converter
-        self.transformer = transformer
-        self.errors = error_handler
-        error_handler.stop_on(self.stop_event)
-        self.dead_letter_queue = dead_letter_queue
-        reporter = WorkerErrantRecordReporter(self._report_errant) if errant_reporter_enabled else None
+        self.pipeline = pipeline
+        pipeline.errors.stop_on(self.stop_event)
+        self.dead_letter_queue = pipeline.errors.dead_letter_queue
+        reports_errant = self.dead_letter_queue is not None or pipeline.errors.settings.log_enable
+        reporter = WorkerErrantRecordReporter(self._report_errant) if reports_errant else None
         self._wakeup = threading.Event()
         self.context = WorkerSinkTaskContext(task_config, consumer, reporter, on_commit_request=self._wakeup.set)
         self.flush_interval_s = offset_flush_interval_ms / 1000
         self._clock = clock
         self.current: dict[TopicPartition, int] = {}
         self.last_committed: dict[TopicPartition, int] = {}
-        self.batched = delivers_batches(task, transformer, key_converter, value_converter)
+        # Columnar delivery: the task takes batches, and nothing converts or transforms the bytes.
+        self.batched = type(task).put_batches is not SinkTask.put_batches and pipeline.passes_bytes_through
         self._retry_batch: Delivery | None = None
         self._retry_offsets: dict[TopicPartition, int] = {}
         self._retry_at = 0.0
@@ -150,17 +131,8 @@ class WorkerSinkTask(WorkerTask):
                 except Exception:
                     log.exception("Sink task %s: stop() failed", self.id)
         finally:
-            try:
-                self.consumer.close()
-            except Exception:
-                log.exception("Sink task %s: closing the consumer failed", self.id)
-            for closeable in (self.transformer, self.key_converter, self.value_converter, self.header_converter):
-                if closeable is not None:
-                    try:
-                        closeable.close()
-                    except Exception:
-                        log.exception("Sink task %s: closing %r failed", self.id, closeable)
-            self.errors.close()
+            close_quietly([self.consumer], f"Sink task {self.id}")
+            self.pipeline.close()
 
     def _close_all_partitions(self) -> None:
         assigned = self.consumer.assignment()
@@ -260,11 +232,9 @@ class WorkerSinkTask(WorkerTask):
     def _batches(self, messages: Sequence[KafkaMessage]) -> tuple[list[SinkRecordBatch], dict[TopicPartition, int]]:
         self._batch_messages = messages
         self._messages_by_position = None
+        pipeline = self.pipeline
         batches = split_by_partition(
-            messages,
-            passthrough_schema(self.key_converter),
-            passthrough_schema(self.value_converter),
-            self._convert_headers,
+            messages, pipeline.raw_key_schema, pipeline.raw_value_schema, pipeline.connect_headers
         )
         offsets: dict[TopicPartition, int] = {}
         for batch in batches:
@@ -278,151 +248,8 @@ class WorkerSinkTask(WorkerTask):
         """SinkRecords (after transforms) and the next offset per partition, skipped records included."""
         self._batch_messages = messages
         self._messages_by_position = None
-        records: list[SinkRecord] = []
-        append = records.append
-        offsets: dict[TopicPartition, int] = {}
-        key_to = self.key_converter.to_connect_data
-        value_to = self.value_converter.to_connect_data
-        raw_key_schema = passthrough_schema(self.key_converter)
-        raw_value_schema = passthrough_schema(self.value_converter)
-        header_to = self.header_converter.to_connect_header
-        seen = self._topics_seen
-        timestamp_types = TIMESTAMP_TYPES
-        last_topic: str | None = None
-        last_partition = -1
-        tp = TopicPartition("", -1)
-        index = 0
-        count = len(messages)
-        while index < count:
-            try:
-                while index < count:
-                    message = messages[index]
-                    topic: str = message.topic()  # type: ignore[assignment]
-                    partition: int = message.partition()  # type: ignore[assignment]
-                    offset: int = message.offset()  # type: ignore[assignment]
-                    if partition != last_partition or topic != last_topic:
-                        if topic not in seen:
-                            self._topic_used(topic)
-                        last_topic, last_partition = topic, partition
-                        tp = TopicPartition(topic, partition)
-                    offsets[tp] = offset + 1
-                    raw_headers = message.headers()
-                    headers = self._headers(topic, raw_headers, header_to) if raw_headers else ()
-                    if raw_key_schema is None:
-                        key = key_to(topic, message.key(), headers)
-                        key_schema, key_value = key.schema, key.value
-                    else:
-                        key_schema, key_value = raw_key_schema, message.key()
-                    if raw_value_schema is None:
-                        value = value_to(topic, message.value(), headers)
-                        value_schema, value_value = value.schema, value.value
-                    else:
-                        value_schema, value_value = raw_value_schema, message.value()
-                    timestamp_type, timestamp = message.timestamp()
-                    append(
-                        SinkRecord(
-                            topic,
-                            partition,
-                            key_schema,
-                            key_value,
-                            value_schema,
-                            value_value,
-                            offset,
-                            timestamp if timestamp_type else None,
-                            timestamp_types[timestamp_type],
-                            headers,
-                            topic,
-                            partition,
-                            offset,
-                        )
-                    )
-                    index += 1
-            except Exception:
-                record = self._convert_one(messages[index])
-                if record is not None:
-                    append(record)
-                index += 1
-        return self._transform(records), offsets
-
-    def _convert_headers(self, topic: str, raw: Any) -> tuple[Header, ...]:
-        return self._headers(topic, raw, self.header_converter.to_connect_header)
-
-    @staticmethod
-    def _headers(topic: str, raw: Any, header_to: Callable[[str, str, bytes | None], Any]) -> tuple[Header, ...]:
-        items = raw.items() if isinstance(raw, Mapping) else raw
-        result = []
-        for key, value in items:
-            converted = header_to(topic, key, value.encode() if isinstance(value, str) else value)
-            result.append(Header(key, converted.value, converted.schema))
-        return tuple(result)
-
-    def _convert_one(self, message: KafkaMessage) -> SinkRecord | None:
-        errors = self.errors
-        topic = message.topic() or ""
-        raw_headers = message.headers()
-        headers: tuple[Header, ...] = ()
-        if raw_headers:
-            header_to = self.header_converter.to_connect_header
-            out = errors.execute(
-                Stage.HEADER_CONVERTER,
-                type(self.header_converter),
-                lambda: self._headers(topic, raw_headers, header_to),
-                consumed=message,
-            )
-            if out is SKIP:
-                return None
-            headers = out  # type: ignore[assignment]
-        key = errors.execute(
-            Stage.KEY_CONVERTER,
-            type(self.key_converter),
-            lambda: self.key_converter.to_connect_data(topic, message.key(), headers),
-            consumed=message,
-        )
-        if key is SKIP:
-            return None
-        value = errors.execute(
-            Stage.VALUE_CONVERTER,
-            type(self.value_converter),
-            lambda: self.value_converter.to_connect_data(topic, message.value(), headers),
-            consumed=message,
-        )
-        if value is SKIP:
-            return None
-        timestamp_type, timestamp = message.timestamp()
-        partition = message.partition() or 0
-        offset = message.offset() or 0
-        return SinkRecord(
-            topic,
-            partition,
-            key.schema,  # type: ignore[union-attr]
-            key.value,  # type: ignore[union-attr]
-            value.schema,  # type: ignore[union-attr]
-            value.value,  # type: ignore[union-attr]
-            offset,
-            timestamp if timestamp_type else None,
-            TIMESTAMP_TYPES[timestamp_type],
-            headers,
-        )
-
-    def _transform(self, records: list[SinkRecord]) -> list[SinkRecord]:
-        transformer = self.transformer
-        if transformer is None or not records:
-            return records
-        try:
-            return transformer.apply_batch(records)
-        except Exception:
-            result = []
-            for record in records:
-                out = self.errors.execute(
-                    Stage.TRANSFORMATION,
-                    type(transformer),
-                    lambda record=record: transformer.apply_batch([record]),  # type: ignore[misc]
-                    consumed=self._message_for(record),
-                    record=record,
-                )
-                if out is not SKIP and out:
-                    result.append(out[0])  # type: ignore[index]
-            return result
+        records, offsets = self.pipeline.to_sink_records(messages, self._topics_seen, self._topic_used)
+        return self.pipeline.transform(records, self._message_for), offsets
 
     # -- delivery -------------------------------------------------------------------------------
 
@@ -571,11 +398,11 @@ class WorkerSinkTask(WorkerTask):
     # -- errant records -------------------------------------------------------------------------
 
     def _report_errant(self, record: SinkRecord, error: BaseException) -> Future[None]:
-        consumed = self._message_for(record) or self._reconverted(record)
-        self.errors.counters.total_record_failures += 1
-        futures = self.errors.report_failure(
-            Stage.TASK_PUT, type(self.sink_task), error, consumed=consumed, record=record
-        )
+        # A record the task kept from an earlier batch is rebuilt with the converters.
+        consumed = self._message_for(record) or self.pipeline.to_message(record)
+        errors = self.pipeline.errors
+        errors.counters.total_record_failures += 1
+        futures = errors.report_failure(Stage.TASK_PUT, type(self.sink_task), error, consumed=consumed, record=record)
         return all_of(futures)
 
     def _message_for(self, record: SinkRecord) -> KafkaMessage | None:
@@ -585,20 +412,4 @@ class WorkerSinkTask(WorkerTask):
             }
         return self._messages_by_position.get(
             (record.original_topic, record.original_kafka_partition, record.original_kafka_offset)
-        )
-
-    def _reconverted(self, record: SinkRecord) -> KafkaMessage:
-        # The record is from an earlier batch (the task buffered it): rebuild its bytes with the converters.
-        topic = record.original_topic
-        headers = [
-            (h.key, self.header_converter.from_connect_header(topic, h.key, h.schema, h.value)) for h in record.headers
-        ]
-        return RebuiltMessage(
-            topic,
-            record.original_kafka_partition,
-            record.original_kafka_offset,
-            self.key_converter.from_connect_data(topic, record.key_schema, record.key, record.headers),
-            self.value_converter.from_connect_data(topic, record.value_schema, record.value, record.headers),
-            headers,
-            record.timestamp,
         )

@@ -1,9 +1,12 @@
 """`WorkerSourceTask`: runs one SourceTask on its own thread and produces what it polls to Kafka.
 
-Loop (kafka-connect.md §5.1): paused → wait on the task's condition; `poll()` (RetriableError → poll
-again) → transformation chain on the batch → header/key/value converters → `producer.produce`. The
-same thread serves the producer's delivery reports (`poll(0)` after each batch, `flush` on commit,
-pause and stop), so acknowledgements, `SubmittedRecords` and `commit_record` need no lock.
+Loop (Kafka's `AbstractWorkerSourceTask.execute`): paused → commit, then wait on the task's condition;
+`poll()` (RetriableError → poll again) → transformation chain on the batch → header/key/value
+converters (the task's `RecordPipeline`) → `producer.produce`. The same thread serves the producer's
+delivery reports (`poll(0)` after each batch, `flush` on commit, pause and stop), so acknowledgements,
+`SubmittedRecords` and `commit_record` need no lock. The loop is written once, here; the exactly-once
+runner (`WorkerEosSourceTask`) changes only its hooks: `_dispatch` (how a poll batch is sent),
+`_after_iteration` (delivery failures, commits), `_interrupted` and the final commit (`commit_offsets`).
 
 Acknowledgements (see `offsets.submitted`): by default the producer reports failed deliveries only
 (`delivery.report.only.error`), and every `offset.flush.interval.ms` the task thread flushes the
@@ -29,17 +32,18 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any
 
 from connect.api.context import RecordMetadata
-from connect.api.converter import Converter, HeaderConverter
 from connect.api.errors import ConnectError, RetriableError
 from connect.api.records import SourceRecord
 from connect.api.task import SourceTask
-from connect.runtime.error_handling import SKIP, ErrorHandler, Stage
+from connect.runtime.closing import close_quietly
+from connect.runtime.error_handling import SKIP, Stage
 from connect.runtime.kafka_clients import ProducerLike
 from connect.runtime.offsets import OffsetStore, SubmittedBatch, SubmittedRecords
 from connect.runtime.offsets.reader import OffsetStorageReader
+from connect.runtime.record_pipeline import RecordPipeline
 from connect.runtime.states import ConnectorTaskId, TargetState
 from connect.runtime.status import StatusListener
 from connect.runtime.task_contexts import WorkerSourceTaskContext
@@ -52,17 +56,6 @@ log = logging.getLogger(__name__)
 IDLE_POLL_S = 0.01
 # How long produce waits for room when librdkafka's queue is full, per attempt.
 QUEUE_FULL_WAIT_S = 0.1
-
-
-class RecordTransformer(Protocol):
-    """The transformation chain as the task runners use it (connect.runtime.transforms)."""
-
-    def apply_batch(self, records: list[Any]) -> list[Any]: ...
-
-    def close(self) -> None: ...
-
-
-ProducedRecord = tuple[str, bytes | None, bytes | None, int, int, list[tuple[str, bytes | None]] | None]
 
 
 class WorkerSourceTask(WorkerTask):
@@ -80,11 +73,7 @@ class WorkerSourceTask(WorkerTask):
         target_state: TargetState,
         *,
         producer: ProducerLike,
-        key_converter: Converter,
-        value_converter: Converter,
-        header_converter: HeaderConverter,
-        transformer: RecordTransformer | None,
-        error_handler: ErrorHandler,
+        pipeline: RecordPipeline[SourceRecord],
         offset_store: OffsetStore,
         offset_flush_interval_ms: int,
         offset_flush_timeout_ms: int,
@@ -96,12 +85,8 @@ class WorkerSourceTask(WorkerTask):
         super().__init__(task_id, task, task_config, status, target_state, on_topic_used=on_topic_used)
         self.source_task = task
         self.producer = producer
-        self.key_converter = key_converter
-        self.value_converter = value_converter
-        self.header_converter = header_converter
-        self.transformer = transformer
-        self.errors = error_handler
-        error_handler.stop_on(self.stop_event)
+        self.pipeline = pipeline
+        pipeline.errors.stop_on(self.stop_event)
         self.offset_store = offset_store
         self.topic_creation = topic_creation
         self.offset_reader = OffsetStorageReader(task_id.connector, offset_store)
@@ -109,6 +94,7 @@ class WorkerSourceTask(WorkerTask):
         self.flush_interval_s = offset_flush_interval_ms / 1000
         self.flush_timeout_s = offset_flush_timeout_ms / 1000
         self._clock = clock
+        self._next_commit = 0.0
         self._unflushed: dict[bytes, bytes | None] = {}
         self._delivery_errors: list[tuple[Any, Any]] = []
         self._per_record_callbacks = self.needs_record_reports(type(task))
@@ -150,59 +136,71 @@ class WorkerSourceTask(WorkerTask):
             # after it in its source partitions becomes committable.
             self.commit_offsets(final=True, raise_fatal=False)
         finally:
-            closeables = (
-                self.transformer,
-                self.key_converter,
-                self.value_converter,
-                self.header_converter,
-                self.topic_creation,
-            )
-            for closeable in closeables:
-                if closeable is not None:
-                    try:
-                        closeable.close()
-                    except Exception:
-                        log.exception("Source task %s: closing %r failed", self.id, closeable)
-            self.errors.close()
+            close_quietly([self.topic_creation], f"Source task {self.id}")
+            self.pipeline.close()
 
     # -- the loop -------------------------------------------------------------------------------
 
     def execute(self) -> None:
+        if not self._ready_to_send():
+            return
+        self._next_commit = self._clock() + self.flush_interval_s
+        try:
+            self._send_loop()
+        except TopicCreationInterrupted as exc:
+            self._interrupted(exc)
+
+    def _send_loop(self) -> None:
         poll = self.source_task.poll
         producer_poll = self.producer.poll
-        send = self.send_batch
-        clock = self._clock
-        next_flush = clock() + self.flush_interval_s
-        try:
-            while not self.stopping:
-                if self.target_state is not TargetState.STARTED:
-                    self._pause()
-                    continue
-                try:
-                    records = poll()
-                except RetriableError as exc:
-                    log.warning("Source task %s: poll failed, polling again: %s", self.id, exc)
-                    records = None
-                if records:
-                    self.records_polled += len(records)
-                    send(records)
-                    producer_poll(0)
-                elif not self.stopping:
-                    producer_poll(IDLE_POLL_S)
-                if self._delivery_errors:
-                    self._collect_delivery_errors(raise_fatal=True)
-                if clock() >= next_flush:
-                    self.commit_offsets()
-                    next_flush = clock() + self.flush_interval_s
-        except TopicCreationInterrupted as exc:
-            log.info("Source task %s: stopping; the records of the last batch were not all sent: %s", self.id, exc)
+        dispatch = self._dispatch
+        after_iteration = self._after_iteration
+        while not self.stopping:
+            if self.target_state is not TargetState.STARTED:
+                self._pause()
+                continue
+            try:
+                records = poll()
+            except RetriableError as exc:
+                log.warning("Source task %s: poll failed, polling again: %s", self.id, exc)
+                records = None
+            if records:
+                self.records_polled += len(records)
+                dispatch(records)
+            elif not self.stopping:
+                producer_poll(IDLE_POLL_S)
+            after_iteration(bool(records))
 
     def _pause(self) -> None:
-        # Make what was sent durable before idling: acks, then offsets.
+        # Make what was sent durable before idling: acks, then offsets (exactly-once: the open transaction).
         self.commit_offsets(final=True)
         self.status.on_task_pause(self.id)
         if self.await_unpaused():
             self.status.on_task_resume(self.id)
+            self._next_commit = self._clock() + self.flush_interval_s
+
+    # -- the loop's hooks (Kafka's AbstractWorkerSourceTask has the same ones) -------------------
+
+    def _ready_to_send(self) -> bool:
+        """Whether the loop may run at all (exactly-once: not when the start was refused or fenced)."""
+        return True
+
+    def _dispatch(self, records: list[SourceRecord]) -> None:
+        """Send one poll batch."""
+        self.send_batch(records)
+        self.producer.poll(0)
+
+    def _after_iteration(self, dispatched: bool) -> None:
+        """After each poll (`dispatched`: it brought records): failed deliveries, then the periodic commit."""
+        if self._delivery_errors:
+            self._collect_delivery_errors(raise_fatal=True)
+        if self._clock() >= self._next_commit:
+            self.commit_offsets()
+            self._next_commit = self._clock() + self.flush_interval_s
+
+    def _interrupted(self, exc: TopicCreationInterrupted) -> None:
+        """A stop came while a batch waited for its topic to be created."""
+        log.info("Source task %s: stopping; the records of the last batch were not all sent: %s", self.id, exc)
 
     # -- sending --------------------------------------------------------------------------------
 
@@ -211,7 +209,7 @@ class WorkerSourceTask(WorkerTask):
         if self._per_record_callbacks:
             self._send_with_record_callbacks(polled)
             return
-        records = self._transform_batch(polled)
+        records = self.pipeline.transform(polled if isinstance(polled, list) else list(polled))
         batch = self.submitted.submit(polled, len(records))
         if records:
             try:
@@ -220,37 +218,12 @@ class WorkerSourceTask(WorkerTask):
                 batch.failed = True  # some records were never sent
                 raise
 
-    def _transform_batch(self, polled: Sequence[SourceRecord]) -> list[SourceRecord]:
-        transformer = self.transformer
-        if transformer is None:
-            return polled if isinstance(polled, list) else list(polled)
-        try:
-            return transformer.apply_batch(list(polled))
-        except Exception:
-            # Redo record by record to find the one(s) that fail and apply the error policy to them.
-            result = []
-            for record in polled:
-                transformed = self._transform_one(record)
-                if transformed is not None:
-                    result.append(transformed)
-            return result
-
-    def _transform_one(self, record: SourceRecord) -> SourceRecord | None:
-        transformer = self.transformer
-        if transformer is None:
-            return record
-        out = self.errors.execute(
-            Stage.TRANSFORMATION, type(transformer), lambda: transformer.apply_batch([record]), record=record
-        )
-        if out is SKIP or not out:
-            return None
-        return out[0]  # type: ignore[index,no-any-return]
-
     def _produce(self, records: list[SourceRecord], batch: SubmittedBatch, on_delivery: Callable[..., None]) -> None:
         produce = self.producer.produce
-        key_from = self.key_converter.from_connect_data
-        value_from = self.value_converter.from_connect_data
-        header_from = self.header_converter.from_connect_header
+        pipeline = self.pipeline
+        key_from = pipeline.key_converter.from_connect_data
+        value_from = pipeline.value_converter.from_connect_data
+        header_from = pipeline.header_converter.from_connect_header
         seen = self._topics_seen
         last_topic = None
         index = 0
@@ -285,7 +258,7 @@ class WorkerSourceTask(WorkerTask):
                     timestamp = record.timestamp
                     try:
                         # All positional (topic, value, key, partition, callback, on_delivery, timestamp,
-                        # headers): measured 15-40% faster than keywords in this loop.
+                        # headers): keywords were measurably slower in this loop (docs/architecture.md, hot paths).
                         produce(
                             topic,
                             value_bytes,
@@ -336,14 +309,14 @@ class WorkerSourceTask(WorkerTask):
         self, record: SourceRecord, batch: SubmittedBatch, on_delivery: Callable[..., None]
     ) -> bool:
         """Convert and produce one record under the error policy; False (and acked) if it was skipped."""
-        converted = self._convert_one(record)
+        converted = self.pipeline.to_produced(record)
         if converted is None:
             batch.ack()
             return False
         topic, value_bytes, key_bytes, partition, timestamp, headers = converted
         self._topic_used(topic)
         produced = (topic, value_bytes, key_bytes, partition, timestamp, headers)
-        result = self.errors.execute(
+        result = self.pipeline.errors.execute(
             Stage.KAFKA_PRODUCE,
             type(self.producer),
             lambda: self._produce_blocking(produced, on_delivery),
@@ -369,50 +342,13 @@ class WorkerSourceTask(WorkerTask):
         except BufferError:
             self._produce_when_room(produced, on_delivery)
 
-    def _convert_one(self, record: SourceRecord) -> ProducedRecord | None:
-        errors = self.errors
-        topic = record.topic
-        headers: list[tuple[str, bytes | None]] | None = None
-        if record.headers:
-            converter = self.header_converter
-            out = errors.execute(
-                Stage.HEADER_CONVERTER,
-                type(converter),
-                lambda: [
-                    (h.key, converter.from_connect_header(topic, h.key, h.schema, h.value)) for h in record.headers
-                ],
-                record=record,
-            )
-            if out is SKIP:
-                return None
-            headers = out  # type: ignore[assignment]
-        key = errors.execute(
-            Stage.KEY_CONVERTER,
-            type(self.key_converter),
-            lambda: self.key_converter.from_connect_data(topic, record.key_schema, record.key, record.headers),
-            record=record,
-        )
-        if key is SKIP:
-            return None
-        value = errors.execute(
-            Stage.VALUE_CONVERTER,
-            type(self.value_converter),
-            lambda: self.value_converter.from_connect_data(topic, record.value_schema, record.value, record.headers),
-            record=record,
-        )
-        if value is SKIP:
-            return None
-        partition = -1 if record.kafka_partition is None else record.kafka_partition
-        timestamp = 0 if record.timestamp is None else record.timestamp
-        return topic, value, key, partition, timestamp, headers  # type: ignore[return-value]
-
     def _send_with_record_callbacks(self, polled: Sequence[SourceRecord]) -> None:
         # The slow path for tasks that override commit_record: they get the record as polled (before
         # transforms, as in Kafka Connect), so each record is transformed and produced on its own.
         batch = self.submitted.submit(polled, len(polled))
         try:
             for record in polled:
-                transformed = self._transform_one(record)
+                transformed = self.pipeline.transform_one(record)
                 if transformed is None:
                     batch.ack()
                     self._commit_record(record, None)
@@ -438,7 +374,7 @@ class WorkerSourceTask(WorkerTask):
 
     def _batch_callback(self, batch: SubmittedBatch) -> Callable[[Any, Any], None]:
         errors = self._delivery_errors
-        tolerate = self.errors.tolerates_all
+        tolerate = self.pipeline.errors.tolerates_all
 
         def on_delivery(error: Any, message: Any) -> None:
             # With error-only reports this runs for failures alone; `acknowledge_all` completes the rest.
@@ -454,7 +390,7 @@ class WorkerSourceTask(WorkerTask):
     def _record_delivered(self, batch: SubmittedBatch, record: SourceRecord, error: Any, message: Any) -> None:
         if error is not None:
             self._delivery_errors.append((error, message))
-            if not self.errors.tolerates_all:
+            if not self.pipeline.errors.tolerates_all:
                 batch.failed = True
                 return
             metadata = None
@@ -471,10 +407,11 @@ class WorkerSourceTask(WorkerTask):
 
     def _collect_delivery_errors(self, *, raise_fatal: bool) -> None:
         failures, self._delivery_errors[:] = list(self._delivery_errors), []
+        errors = self.pipeline.errors
         for error, message in failures:
             cause = ConnectError(f"Kafka did not accept a record for topic {message.topic()}: {error}")
-            if self.errors.tolerates_all:
-                self.errors.failed(Stage.KAFKA_PRODUCE, type(self.producer), cause)
+            if errors.tolerates_all:
+                errors.failed(Stage.KAFKA_PRODUCE, type(self.producer), cause)
             elif raise_fatal:
                 raise ConnectError(f"Unrecoverable exception from producer send callback: {error}") from cause
             else:

@@ -13,10 +13,8 @@ import pytest
 from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
 
 from connect.api import ConfigDef, SourceConnector, SourceRecord, SourceTask
-from connect.runtime.connector_config import ErrorHandlingSettings
 from connect.runtime.connector_config.keys import TransactionBoundary
 from connect.runtime.converters import SimpleHeaderConverter, StringConverter
-from connect.runtime.error_handling import ErrorHandler
 from connect.runtime.kafka_clients import KafkaClients
 from connect.runtime.offsets import OffsetStorageReader, encode_key, encode_offset
 from connect.runtime.plugins import PluginRegistry
@@ -28,6 +26,7 @@ from connect.runtime.worker import Worker
 from connect.runtime.worker_config import WorkerConfig
 from connect.runtime.worker_eos_source_task import WorkerEosSourceTask
 from tests.fixtures.kafka import TopicFactory
+from tests.support.pipelines import record_pipeline
 from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.integration
@@ -176,11 +175,6 @@ class Runner:
         self.task_id = ConnectorTaskId("seq", 0)
         self.status = MemoryStatusStore(f"worker-{uuid.uuid4().hex[:6]}")
         self.task = SequenceTask()
-        key, header = StringConverter(), SimpleHeaderConverter()
-        value = value_converter or StringConverter()
-        key.configure({}, True)
-        value.configure({}, False)
-        header.configure({})
         self.runner = WorkerEosSourceTask(
             self.task_id,
             self.task,
@@ -188,11 +182,7 @@ class Runner:
             self.status,
             TargetState.STARTED,
             producer=clients.transactional_producer(self.task_id, {}, transactional, failure_reports_only=True),
-            key_converter=key,
-            value_converter=value,
-            header_converter=header,
-            transformer=None,
-            error_handler=ErrorHandler(ErrorHandlingSettings(), self.task_id),
+            pipeline=record_pipeline(self.task_id, value=value_converter, reporters=()),
             offset_store=store,
             transaction_boundary=boundary,
             transaction_boundary_interval_ms=50,

@@ -13,8 +13,7 @@ import pytest
 from connect.api import ConnectError, DataError, RecordMetadata, SourceRecord, SourceTask
 from connect.runtime.connector_config import ErrorHandlingSettings, ErrorTolerance
 from connect.runtime.connector_config.keys import TransactionBoundary
-from connect.runtime.converters import SimpleHeaderConverter, StringConverter
-from connect.runtime.error_handling import ErrorHandler, LogReporter
+from connect.runtime.converters import StringConverter
 from connect.runtime.kafka_clients import ProducerFencedError, TransactionAbortRequiredError
 from connect.runtime.offsets import MemoryOffsetStore, OffsetStorageReader, decode_key, decode_offset
 from connect.runtime.states import ConnectorTaskId, State, TargetState
@@ -22,6 +21,7 @@ from connect.runtime.status import MemoryStatusStore
 from connect.runtime.stores.offset_store import OffsetRecord
 from connect.runtime.worker_eos_source_task import WorkerEosSourceTask
 from connect.runtime.worker_source_task import WorkerSourceTask
+from tests.support.pipelines import record_pipeline
 from tests.support.waiting import wait_until
 from tests.unit.worker_fakes import FakeProducer, Produced
 
@@ -205,10 +205,6 @@ class Harness:
         self.status = MemoryStatusStore("worker-1")
         reports_only = not WorkerSourceTask.needs_record_reports(type(self.task))
         self.producer = FakeTransactionalProducer(self.log, failure_reports_only=reports_only)
-        key, value, header = StringConverter(), PickyConverter(), SimpleHeaderConverter()
-        key.configure({}, True)
-        value.configure({}, False)
-        header.configure({})
         settings = ErrorHandlingSettings(tolerance=tolerance)
         self.runner = WorkerEosSourceTask(
             TASK,
@@ -217,11 +213,7 @@ class Harness:
             self.status,
             TargetState.STARTED,
             producer=self.producer,
-            key_converter=key,
-            value_converter=value,
-            header_converter=header,
-            transformer=None,
-            error_handler=ErrorHandler(settings, TASK, [LogReporter(settings)]),
+            pipeline=record_pipeline(TASK, value=PickyConverter(), settings=settings),
             offset_store=self.log.offsets,
             transaction_boundary=boundary,
             transaction_boundary_interval_ms=interval_ms,

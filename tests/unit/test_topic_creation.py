@@ -3,6 +3,7 @@ keys are validated, and how source task runners and the Worker create topics thr
 
 from __future__ import annotations
 
+import dataclasses
 import queue
 import threading
 from collections.abc import Iterable, Mapping
@@ -12,14 +13,12 @@ import pytest
 
 from connect.api import ConfigDef, ConfigError, ConnectError, RetriableError, SourceConnector, SourceRecord, SourceTask
 from connect.runtime.connector_config import (
-    ErrorHandlingSettings,
     TopicCreationRules,
     topic_creation_rules,
     uses_topic_creation,
 )
 from connect.runtime.connector_config.keys import TransactionBoundary
 from connect.runtime.converters import JsonConverter, SimpleHeaderConverter, StringConverter
-from connect.runtime.error_handling import ErrorHandler, LogReporter
 from connect.runtime.kafka_clients import TopicSpec
 from connect.runtime.offsets import MemoryOffsetStore, OffsetStorageReader
 from connect.runtime.plugins import PluginRegistry
@@ -31,6 +30,7 @@ from connect.runtime.worker import Worker
 from connect.runtime.worker_config import WorkerConfig
 from connect.runtime.worker_eos_source_task import WorkerEosSourceTask
 from connect.runtime.worker_source_task import WorkerSourceTask
+from tests.support.pipelines import record_pipeline
 from tests.support.waiting import wait_until
 from tests.unit.test_eos_source_task import OFFSETS_TOPIC, FakeTransactionalProducer, FakeTransactionLog
 from tests.unit.worker_fakes import FakeClients, FakeProducer
@@ -336,14 +336,6 @@ def rec(line: int, topic: str, value: str = "v") -> SourceRecord:
     return SourceRecord({"file": "a"}, {"line": line}, topic, value=value)
 
 
-def converters() -> tuple[StringConverter, StringConverter, SimpleHeaderConverter]:
-    key, value, header = StringConverter(), StringConverter(), SimpleHeaderConverter()
-    key.configure({}, True)
-    value.configure({}, False)
-    header.configure({})
-    return key, value, header
-
-
 class Runner:
     def __init__(self, admin: ScriptedAdmin, rules: TopicCreationRules | None = None) -> None:
         self.admin = admin
@@ -351,8 +343,6 @@ class Runner:
         self.status = MemoryStatusStore("worker-1")
         self.store = MemoryOffsetStore()
         self.producer = FakeProducer(failure_reports_only=True)
-        key, value, header = converters()
-        settings = ErrorHandlingSettings()
         self.runner = WorkerSourceTask(
             TASK,
             self.task,
@@ -360,11 +350,7 @@ class Runner:
             self.status,
             TargetState.STARTED,
             producer=self.producer,
-            key_converter=key,
-            value_converter=value,
-            header_converter=header,
-            transformer=None,
-            error_handler=ErrorHandler(settings, TASK, [LogReporter(settings)]),
+            pipeline=record_pipeline(TASK),
             offset_store=self.store,
             offset_flush_interval_ms=60_000,
             offset_flush_timeout_ms=50,
@@ -465,7 +451,7 @@ def test_a_record_that_fails_conversion_keeps_its_whole_batch_uncommitted() -> N
     r = Runner(ScriptedAdmin(existing=["orders"]))
     refusing = Refusing()
     refusing.configure({}, False)
-    r.runner.value_converter = refusing
+    r.runner.pipeline = dataclasses.replace(r.runner.pipeline, value_converter=refusing)
     r.runner.start_thread()
     r.task.script.put([rec(1, "orders"), rec(2, "orders", "bad"), rec(3, "orders")])
     wait_until(lambda: r.state() is State.FAILED, what="FAILED")
@@ -483,8 +469,6 @@ class EosRunner:
         self.task = ScriptedTask()
         self.status = MemoryStatusStore("worker-1")
         self.producer = FakeTransactionalProducer(self.log, failure_reports_only=True)
-        key, value, header = converters()
-        settings = ErrorHandlingSettings()
         self.runner = WorkerEosSourceTask(
             TASK,
             self.task,
@@ -492,11 +476,7 @@ class EosRunner:
             self.status,
             TargetState.STARTED,
             producer=self.producer,
-            key_converter=key,
-            value_converter=value,
-            header_converter=header,
-            transformer=None,
-            error_handler=ErrorHandler(settings, TASK, [LogReporter(settings)]),
+            pipeline=record_pipeline(TASK),
             offset_store=self.log.offsets,
             transaction_boundary=boundary,
             transaction_boundary_interval_ms=60_000,

@@ -14,13 +14,14 @@ from connect.api.converter import Converter
 from connect.api.data import OPTIONAL_BYTES_SCHEMA, OPTIONAL_STRING_SCHEMA, SchemaAndValue
 from connect.api.records import Headers
 from connect.runtime.connector_config import ErrorHandlingSettings, ErrorTolerance
-from connect.runtime.converters import ByteArrayConverter, SimpleHeaderConverter, StringConverter
-from connect.runtime.error_handling import DeadLetterQueueReporter, ErrorHandler, LogReporter
+from connect.runtime.converters import ByteArrayConverter, StringConverter
+from connect.runtime.error_handling import DeadLetterQueueReporter, LogReporter
 from connect.runtime.kafka_clients import KafkaMessage
 from connect.runtime.states import ConnectorTaskId, State, TargetState
 from connect.runtime.status import MemoryStatusStore
+from connect.runtime.transforms import RecordTransformer
 from connect.runtime.worker_sink_task import POLL_TIMEOUT_S, WorkerSinkTask
-from connect.runtime.worker_source_task import RecordTransformer
+from tests.support.pipelines import record_pipeline
 from tests.support.waiting import wait_until
 from tests.unit.worker_fakes import FakeConsumer, FakeProducer
 
@@ -94,16 +95,12 @@ class Harness:
         consumer: FakeConsumer | None = None,
         converters: tuple[Converter, Converter] | None = None,
         task: RecordingSinkTask | None = None,
-        transformer: RecordTransformer | None = None,
+        transformer: RecordTransformer[SinkRecord] | None = None,
     ) -> None:
         self.task = task or RecordingSinkTask()
         self.status = MemoryStatusStore("worker-1")
         self.consumer = consumer or FakeConsumer([P0, P1])
         key, value = converters or (StringConverter(), StringConverter())
-        header = SimpleHeaderConverter()
-        key.configure({}, True)
-        value.configure({}, False)
-        header.configure({})
         settings = ErrorHandlingSettings(
             tolerance=tolerance, dlq_topic="dlq" if dlq else None, dlq_context_headers_enable=True
         )
@@ -119,13 +116,9 @@ class Harness:
             consumer=self.consumer,
             topics=["in"],
             topics_regex=None,
-            key_converter=key,
-            value_converter=value,
-            header_converter=header,
-            transformer=transformer,
-            error_handler=ErrorHandler(settings, TASK, reporters),
-            dead_letter_queue=self.dlq,
-            errant_reporter_enabled=dlq,
+            pipeline=record_pipeline(
+                TASK, key=key, value=value, transformer=transformer, settings=settings, reporters=reporters
+            ),
             offset_flush_interval_ms=flush_interval_ms,
         )
 

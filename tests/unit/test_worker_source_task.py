@@ -9,12 +9,12 @@ from typing import Any
 
 from connect.api import DataError, Header, RecordMetadata, RetriableError, SourceRecord, SourceTask
 from connect.runtime.connector_config import ErrorHandlingSettings, ErrorTolerance
-from connect.runtime.converters import SimpleHeaderConverter, StringConverter
-from connect.runtime.error_handling import ErrorHandler, LogReporter
+from connect.runtime.converters import StringConverter
 from connect.runtime.offsets import MemoryOffsetStore, OffsetStorageReader
 from connect.runtime.states import ConnectorTaskId, State, TargetState
 from connect.runtime.status import MemoryStatusStore
 from connect.runtime.worker_source_task import WorkerSourceTask
+from tests.support.pipelines import record_pipeline
 from tests.support.waiting import wait_until
 from tests.unit.worker_fakes import FakeProducer
 
@@ -98,10 +98,6 @@ class Harness:
         self.store = MemoryOffsetStore()
         self.producer = FakeProducer(failure_reports_only=not WorkerSourceTask.needs_record_reports(type(self.task)))
         self.topics: list[str] = []
-        key, value, header = StringConverter(), PickyConverter(), SimpleHeaderConverter()
-        key.configure({}, True)
-        value.configure({}, False)
-        header.configure({})
         settings = ErrorHandlingSettings(tolerance=tolerance)
         self.runner = WorkerSourceTask(
             TASK,
@@ -110,11 +106,7 @@ class Harness:
             self.status,
             TargetState.STARTED,
             producer=self.producer,
-            key_converter=key,
-            value_converter=value,
-            header_converter=header,
-            transformer=transformer,
-            error_handler=ErrorHandler(settings, TASK, [LogReporter(settings)]),
+            pipeline=record_pipeline(TASK, value=PickyConverter(), transformer=transformer, settings=settings),
             offset_store=self.store,
             offset_flush_interval_ms=flush_interval_ms,
             offset_flush_timeout_ms=50,
@@ -221,7 +213,7 @@ def test_a_failed_delivery_with_tolerance_all_drops_the_record_and_moves_on() ->
     assert h.runner.commit_offsets()
     assert [p.value for p in h.producer.sent] == [b"v", b"v"]
     assert h.offset() == {"line": 3}
-    assert h.runner.errors.counters.total_records_skipped == 1
+    assert h.runner.pipeline.errors.counters.total_records_skipped == 1
 
 
 def test_a_conversion_error_fails_the_task_by_default() -> None:

@@ -27,6 +27,7 @@ from connect.runtime.transforms.timestamp_converter import (
     TimestampConverterKey,
     TimestampConverterValue,
 )
+from connect.runtime.transforms.transformer import RecordTransformer
 from connect.runtime.transforms.value_to_key import ValueToKey
 
 __all__ = [
@@ -57,6 +58,7 @@ __all__ = [
     "MaskFieldKey",
     "MaskFieldValue",
     "RecordIsTombstone",
+    "RecordTransformer",
     "RegexRouter",
     "ReplaceField",
     "ReplaceFieldKey",

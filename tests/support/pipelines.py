@@ -1,0 +1,35 @@
+"""Record pipelines for tests that build task runners by hand: String converters unless told otherwise."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from connect.api.converter import Converter
+from connect.runtime.connector_config import ErrorHandlingSettings
+from connect.runtime.converters.header import SimpleHeaderConverter
+from connect.runtime.converters.simple import StringConverter
+from connect.runtime.error_handling import ErrorHandler, ErrorReporter, LogReporter
+from connect.runtime.record_pipeline import RecordPipeline
+from connect.runtime.states import ConnectorTaskId
+
+
+def record_pipeline(
+    task_id: ConnectorTaskId,
+    *,
+    key: Converter | None = None,
+    value: Converter | None = None,
+    transformer: Any = None,
+    settings: ErrorHandlingSettings | None = None,
+    reporters: Sequence[ErrorReporter] | None = None,
+) -> RecordPipeline[Any]:
+    """Configures the converters; the error handler reports to the log unless `reporters` says otherwise."""
+    key = key or StringConverter()
+    value = value or StringConverter()
+    header = SimpleHeaderConverter()
+    key.configure({}, True)
+    value.configure({}, False)
+    header.configure({})
+    settings = settings or ErrorHandlingSettings()
+    reporters = [LogReporter(settings)] if reporters is None else reporters
+    return RecordPipeline(key, value, header, transformer, ErrorHandler(settings, task_id, reporters))
