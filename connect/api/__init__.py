@@ -1,6 +1,6 @@
 """The plug-in API: everything a connector, converter or transform author imports.
 
-Small on purpose and pinned by `tests/unit/test_api_surface.py`: a name added here is a promise.
+Small on purpose and pinned by `tests/unit/api/test_surface.py`: a name added here is a promise.
 Lifecycles are documented in the class docstrings of `Connector`, `SourceTask` and `SinkTask`.
 """
 

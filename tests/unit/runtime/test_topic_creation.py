@@ -31,9 +31,9 @@ from connect.runtime.worker_config import WorkerConfig
 from connect.runtime.worker_eos_source_task import WorkerEosSourceTask
 from connect.runtime.worker_source_task import WorkerSourceTask
 from tests.support.pipelines import record_pipeline
+from tests.support.transaction_fakes import OFFSETS_TOPIC, FakeTransactionalProducer, FakeTransactionLog
 from tests.support.waiting import wait_until
-from tests.unit.test_eos_source_task import OFFSETS_TOPIC, FakeTransactionalProducer, FakeTransactionLog
-from tests.unit.worker_fakes import FakeClients, FakeProducer
+from tests.support.worker_fakes import FakeClients, FakeProducer
 
 TASK = ConnectorTaskId("src", 0)
 SIZES = {"topic.creation.default.replication.factor": "3", "topic.creation.default.partitions": "6"}

@@ -13,7 +13,7 @@ from workers.cli import build_parser, main
 from workers.kafka_local import LocalKafka, fetch_jars, jars, processes
 from workers.kafka_local.config import layout, new_cluster_id, server_properties
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 def run_cli(*args: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:

@@ -23,7 +23,7 @@ from connect.runtime.transforms import RecordTransformer
 from connect.runtime.worker_sink_task import POLL_TIMEOUT_S, WorkerSinkTask
 from tests.support.pipelines import record_pipeline
 from tests.support.waiting import wait_until
-from tests.unit.worker_fakes import FakeConsumer, FakeProducer
+from tests.support.worker_fakes import FakeConsumer, FakeProducer
 
 TASK = ConnectorTaskId("snk", 1)
 P0 = TopicPartition("in", 0)

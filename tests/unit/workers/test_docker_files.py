@@ -20,7 +20,7 @@ from workers.common.env import key_of
 from workers.common.properties import read_properties
 from workers.distributed.settings import DistributedSettings
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 DOCKERFILE = ROOT / "docker" / "Dockerfile"
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from bench.procs import ProcessSet
 from bench.reaper import apply
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 # A shell whose own child (a grandchild of the harness) keeps running: process-group signalling must reach it.
 FAMILY = ["sh", "-c", "sleep 300 & echo $! > grandchild.pid; wait"]
 

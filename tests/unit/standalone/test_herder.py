@@ -25,7 +25,7 @@ from connect.runtime.worker import Worker
 from connect.runtime.worker_config import WorkerConfig
 from tests.support.rest_harness import isolated_root_logger
 from tests.support.waiting import wait_until
-from tests.unit.worker_fakes import FakeClients
+from tests.support.worker_fakes import FakeClients
 from workers.standalone import herder as herder_module
 from workers.standalone.herder import StandaloneHerder
 

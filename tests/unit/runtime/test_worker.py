@@ -29,7 +29,7 @@ from connect.runtime.status import MemoryStatusStore
 from connect.runtime.worker import TooManyTasksError, Worker
 from connect.runtime.worker_config import WorkerConfig
 from tests.support.waiting import wait_until
-from tests.unit.worker_fakes import FakeClients
+from tests.support.worker_fakes import FakeClients
 
 EVENTS: list[str] = []
 

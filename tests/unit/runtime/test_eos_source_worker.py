@@ -31,9 +31,9 @@ from connect.runtime.worker import Worker
 from connect.runtime.worker_config import WorkerConfig
 from connect.runtime.worker_eos_source_task import WorkerEosSourceTask
 from connect.runtime.worker_source_task import WorkerSourceTask
+from tests.support.transaction_fakes import FakeTransactionalProducer, FakeTransactionLog
 from tests.support.waiting import wait_until
-from tests.unit.test_eos_source_task import FakeTransactionalProducer, FakeTransactionLog
-from tests.unit.worker_fakes import FakeClients
+from tests.support.worker_fakes import FakeClients
 
 NAME = "eos"
 TASK = ConnectorTaskId(NAME, 0)

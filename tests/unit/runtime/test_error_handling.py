@@ -20,7 +20,7 @@ from connect.runtime.error_handling import (
     ToleranceExceededError,
 )
 from connect.runtime.states import ConnectorTaskId
-from tests.unit.worker_fakes import FakeMessage, FakeProducer
+from tests.support.worker_fakes import FakeMessage, FakeProducer
 
 TASK = ConnectorTaskId("conn", 3)
 

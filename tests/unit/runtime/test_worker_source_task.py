@@ -16,7 +16,7 @@ from connect.runtime.status import MemoryStatusStore
 from connect.runtime.worker_source_task import WorkerSourceTask
 from tests.support.pipelines import record_pipeline
 from tests.support.waiting import wait_until
-from tests.unit.worker_fakes import FakeProducer
+from tests.support.worker_fakes import FakeProducer
 
 TASK = ConnectorTaskId("src", 0)
 
