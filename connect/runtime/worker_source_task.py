@@ -172,7 +172,9 @@ class WorkerSourceTask(WorkerTask):
             after_iteration(bool(records))
 
     def _pause(self) -> None:
-        # Make what was sent durable before idling: acks, then offsets (exactly-once: the open transaction).
+        # Make what was sent durable before idling: acks, then offsets. Exactly once, nothing may hang open
+        # while paused: Kafka aborts a transaction older than its timeout, and the task would then look
+        # fenced (`connector` boundaries: the task decides, as in Kafka).
         self.commit_offsets(final=True)
         self.status.on_task_pause(self.id)
         if self.await_unpaused():
