@@ -2,10 +2,9 @@
 
 Why: with small records the decode's cost is mostly per call, not per byte. A poll brings one
 partition's fetch (500 records by default, 50 KB of 100 B records), and each JSON parse of one pays
-a fixed cost on top of the parse itself (about 140 us waiting for Arrow's I/O thread while Spark keeps
-the cores busy). Parsing a partition's records about 4,000 at a time cut the parse of 100 B records
-in 8 partitions from 6,335 calls and 2.5-3.2 s to 695 calls and 1.75-2.0 s, and the run went from
-about 458,000 to 518,000 records/s (`docs/spark_sink.md`).
+a fixed cost on top of the parse itself (waiting for Arrow's I/O thread while Spark keeps the cores
+busy). Parsing a partition's records about 4,000 at a time makes far fewer calls, and the parse and
+the run faster (`docs/spark_sink.md`, "Gathering polls as columns").
 
 Only the columns are kept across polls (offsets, timestamps, values and, when stored, keys: plain
 lists of ints and bytes), never the consumed messages: thousands of message objects alive across
