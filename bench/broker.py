@@ -18,7 +18,7 @@ from confluent_kafka import Consumer, TopicPartition
 from confluent_kafka.admin import AdminClient
 from confluent_kafka.cimpl import NewTopic  # where the typed stubs declare it
 
-from workers.common.ports import port_free
+from workers.common.tcp_ports import port_free
 from workers.kafka_local import LocalKafka
 
 log = logging.getLogger(__name__)

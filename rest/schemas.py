@@ -2,15 +2,18 @@
 
 Class names are Kafka's entity names (they name the OpenAPI components); each response model has a
 `of(...)` constructor from the herder's domain value in `connect.runtime.info`, which never leaves
-this module as JSON. Fields Kafka omits when empty (`trace`, a plug-in's `version`) are dropped here.
+this module as JSON. Where the domain value has the entity's fields under the same names, `of` reads
+them with pydantic's `from_attributes` (enums become their value); the rest copy what differs. Fields
+Kafka omits when empty (`trace`, a plug-in's `version`) are dropped here.
 """
 
 from __future__ import annotations
 
+import enum
 import json
 from typing import Annotated, Any
 
-from pydantic import BaseModel, BeforeValidator, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from connect.runtime import info as domain
 from connect.runtime.states import ConnectorTaskId as DomainTaskId
@@ -29,6 +32,14 @@ def _json_scalar_as_text(value: Any) -> Any:
 ConfigValue = Annotated[str, BeforeValidator(_json_scalar_as_text)]
 ConnectorConfig = dict[str, ConfigValue]
 ConfigPatch = dict[str, ConfigValue | None]
+
+
+def _enum_value(value: Any) -> Any:
+    return value.value if isinstance(value, enum.Enum) else value
+
+
+EnumValue = Annotated[str, BeforeValidator(_enum_value)]
+"""A domain enum (a state, a connector or plug-in type) on the wire: its value, a string."""
 
 
 def _empty(value: Any) -> bool:
@@ -59,7 +70,7 @@ class ConnectorOffset(BaseModel):
 
     @classmethod
     def of(cls, offset: domain.ConnectorOffset) -> ConnectorOffset:
-        return cls(partition=dict(offset.partition), offset=None if offset.offset is None else dict(offset.offset))
+        return cls.model_validate(offset, from_attributes=True)
 
     def to_domain(self) -> domain.ConnectorOffset:
         return domain.ConnectorOffset(partition=self.partition, offset=self.offset)
@@ -81,6 +92,12 @@ class LoggerLevelRequest(BaseModel):
 # Responses
 
 
+class _FromDomain(BaseModel):
+    """A response read from a domain value with the same field names (nested entities included)."""
+
+    model_config = ConfigDict(from_attributes=True)
+
+
 class ErrorMessage(BaseModel):
     """The body of every non-2xx answer."""
 
@@ -92,14 +109,14 @@ class Message(BaseModel):
     message: str
 
 
-class ServerInfo(BaseModel):
+class ServerInfo(_FromDomain):
     version: str
     commit: str
     kafka_cluster_id: str | None
 
     @classmethod
     def of(cls, server: domain.ServerInfo) -> ServerInfo:
-        return cls(version=server.version, commit=server.commit, kafka_cluster_id=server.kafka_cluster_id)
+        return cls.model_validate(server)
 
 
 class WorkerStatus(BaseModel):
@@ -109,50 +126,46 @@ class WorkerStatus(BaseModel):
     error_code: int | None = Field(default=None, exclude_if=_absent)
 
 
-class ConnectorTaskId(BaseModel):
+class ConnectorTaskId(_FromDomain):
     connector: str
     task: int
 
     @classmethod
     def of(cls, task: DomainTaskId) -> ConnectorTaskId:
-        return cls(connector=task.connector, task=task.task)
+        return cls.model_validate(task)
 
 
-class ConnectorInfo(BaseModel):
+class ConnectorInfo(_FromDomain):
     name: str
     config: dict[str, str]
     tasks: list[ConnectorTaskId]
-    type: str
+    type: EnumValue
 
     @classmethod
     def of(cls, connector: domain.ConnectorInfo) -> ConnectorInfo:
-        return cls(
-            name=connector.name,
-            config=dict(connector.config),
-            tasks=[ConnectorTaskId.of(task) for task in connector.tasks],
-            type=connector.type.value,
-        )
+        return cls.model_validate(connector)
 
 
-class TaskInfo(BaseModel):
+class TaskInfo(_FromDomain):
     id: ConnectorTaskId
     config: dict[str, str]
 
     @classmethod
     def of(cls, task: domain.TaskInfo) -> TaskInfo:
-        return cls(id=ConnectorTaskId.of(task.id), config=dict(task.config))
+        return cls.model_validate(task)
 
 
-class ConnectorState(BaseModel):
-    state: str
+class ConnectorState(_FromDomain):
+    state: EnumValue
     worker_id: str
     trace: str | None = Field(default=None, exclude_if=_empty)
 
     @classmethod
     def of(cls, status: domain.InstanceStatus) -> ConnectorState:
-        return cls(state=status.state.value, worker_id=status.worker_id, trace=status.trace)
+        return cls.model_validate(status)
 
 
+# Copied field by field: it flattens the domain's (id, status) pair.
 class TaskState(BaseModel):
     id: int
     state: str
@@ -165,6 +178,7 @@ class TaskState(BaseModel):
         return cls(id=task.id, state=status.state.value, worker_id=status.worker_id, trace=status.trace)
 
 
+# Copied field by field: its tasks are sorted by id.
 class ConnectorStateInfo(BaseModel):
     name: str
     connector: ConnectorState
@@ -192,17 +206,17 @@ class ActiveTopicsInfo(BaseModel):
     topics: list[str]
 
 
-class PluginInfo(BaseModel):
+class PluginInfo(_FromDomain):
     class_name: str = Field(serialization_alias="class")
-    type: str
+    type: EnumValue
     version: str | None = Field(default=None, exclude_if=_empty)
 
     @classmethod
     def of(cls, plugin: domain.PluginInfo) -> PluginInfo:
-        return cls(class_name=plugin.class_name, type=plugin.type.value, version=plugin.version)
+        return cls.model_validate(plugin)
 
 
-class ConfigKeyInfo(BaseModel):
+class ConfigKeyInfo(_FromDomain):
     name: str
     type: str
     required: bool
@@ -217,22 +231,10 @@ class ConfigKeyInfo(BaseModel):
 
     @classmethod
     def of(cls, key: domain.ConfigKeyInfo) -> ConfigKeyInfo:
-        return cls(
-            name=key.name,
-            type=key.type,
-            required=key.required,
-            default_value=key.default_value,
-            importance=key.importance,
-            documentation=key.documentation,
-            group=key.group,
-            order=key.order,
-            width=key.width,
-            display_name=key.display_name,
-            dependents=list(key.dependents),
-        )
+        return cls.model_validate(key)
 
 
-class ConfigValueInfo(BaseModel):
+class ConfigValueInfo(_FromDomain):
     name: str
     value: str | None
     recommended_values: list[str]
@@ -241,28 +243,19 @@ class ConfigValueInfo(BaseModel):
 
     @classmethod
     def of(cls, value: domain.ConfigValueInfo) -> ConfigValueInfo:
-        return cls(
-            name=value.name,
-            value=value.value,
-            recommended_values=list(value.recommended_values),
-            errors=list(value.errors),
-            visible=value.visible,
-        )
+        return cls.model_validate(value)
 
 
-class ConfigInfo(BaseModel):
+class ConfigInfo(_FromDomain):
     definition: ConfigKeyInfo | None
     value: ConfigValueInfo | None
 
     @classmethod
     def of(cls, config: domain.ConfigInfo) -> ConfigInfo:
-        return cls(
-            definition=None if config.definition is None else ConfigKeyInfo.of(config.definition),
-            value=None if config.value is None else ConfigValueInfo.of(config.value),
-        )
+        return cls.model_validate(config)
 
 
-class ConfigInfos(BaseModel):
+class ConfigInfos(_FromDomain):
     name: str
     error_count: int
     groups: list[str]
@@ -270,18 +263,13 @@ class ConfigInfos(BaseModel):
 
     @classmethod
     def of(cls, infos: domain.ConfigInfos) -> ConfigInfos:
-        return cls(
-            name=infos.name,
-            error_count=infos.error_count,
-            groups=list(infos.groups),
-            configs=[ConfigInfo.of(config) for config in infos.configs],
-        )
+        return cls.model_validate(infos)
 
 
-class LoggerLevel(BaseModel):
+class LoggerLevel(_FromDomain):
     level: str
     last_modified: int | None
 
     @classmethod
     def of(cls, level: domain.LoggerLevel) -> LoggerLevel:
-        return cls(level=level.level, last_modified=level.last_modified)
+        return cls.model_validate(level)

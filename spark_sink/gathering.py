@@ -2,10 +2,9 @@
 
 Why: with small records the decode's cost is mostly per call, not per byte. A poll brings one
 partition's fetch (500 records by default, 50 KB of 100 B records), and each JSON parse of one pays
-a fixed cost on top of the parse itself (about 140 us waiting for Arrow's I/O thread while Spark keeps
-the cores busy). Parsing a partition's records about 4,000 at a time cut the parse of 100 B records
-in 8 partitions from 6,335 calls and 2.5-3.2 s to 695 calls and 1.75-2.0 s, and the run went from
-about 458,000 to 518,000 records/s (`docs/spark_sink.md`).
+a fixed cost on top of the parse itself (waiting for Arrow's I/O thread while Spark keeps the cores
+busy). Parsing a partition's records about 4,000 at a time makes far fewer calls, and the parse and
+the run faster (`docs/spark_sink.md`, "Gathering polls as columns").
 
 Only the columns are kept across polls (offsets, timestamps, values and, when stored, keys: plain
 lists of ints and bytes), never the consumed messages: thousands of message objects alive across
@@ -28,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from connect.api import ConnectError, Schema, SinkRecord, SinkRecordBatch, TopicPartition
+from connect.api import ConnectError, SinkRecord, SinkRecordBatch
 from spark_sink.decoding.values import raw_bytes_schema
 
 GATHER_ROWS = 4096
@@ -39,32 +38,32 @@ GATHER_MAX_AGE_MS = 200
 class GatheredBatch(SinkRecordBatch):
     """The columns of consecutive batches of one topic partition, in offset order."""
 
+    offsets: list[int]
+    timestamps: list[int | None]
+    values: list[bytes]
+
     def __init__(self, first: SinkRecordBatch, now_ms: int, with_keys: bool) -> None:
-        self._topic_partition = first.topic_partition
-        self._key_schema = first.key_schema
-        self._value_schema = first.value_schema
-        self._with_keys = with_keys
+        self._keys: list[Any] | None = [] if with_keys else None
+        """The keys gathered (the base's `keys`); None when the sink does not store them."""
+        keys = _NOT_GATHERED if self._keys is None else self._keys
+        super().__init__(first.topic_partition, [], [], keys, [], first.key_schema, first.value_schema)
         self.first_seen_ms = now_ms
         """The wall clock of the first poll gathered: its rows are decoded as of then."""
-        self._offsets: list[int] = []
-        self._timestamps: list[int | None] = []
-        self._keys: list[Any] = []
-        self._values: list[bytes] = []
         self.nbytes = 0
         """The values' bytes (what back-pressure and the decode bound count)."""
         self.extend(first)
 
     def accepts(self, batch: SinkRecordBatch) -> bool:
         """Whether `batch` may join: the same schemas (a batch has one of each)."""
-        return batch.value_schema is self._value_schema and batch.key_schema is self._key_schema
+        return batch.value_schema is self.value_schema and batch.key_schema is self.key_schema
 
     def extend(self, batch: SinkRecordBatch) -> None:
         values = batch.values
-        self._offsets += batch.offsets
-        self._timestamps += batch.timestamps
-        if self._with_keys:
+        self.offsets += batch.offsets
+        self.timestamps += batch.timestamps
+        if self._keys is not None:
             self._keys += batch.keys
-        self._values += values
+        self.values += values
         self.nbytes += sum(map(len, values))
 
     @property
@@ -73,42 +72,27 @@ class GatheredBatch(SinkRecordBatch):
         return self.first_seen_ms + GATHER_MAX_AGE_MS
 
     def full(self, rows_until_full: int) -> bool:
-        rows = len(self._offsets)
+        rows = len(self.offsets)
         return rows >= GATHER_ROWS or rows >= rows_until_full or self.nbytes >= GATHER_BYTES
-
-    @property
-    def topic_partition(self) -> TopicPartition:
-        return self._topic_partition
-
-    @property
-    def offsets(self) -> Sequence[int]:
-        return self._offsets
-
-    @property
-    def timestamps(self) -> Sequence[int | None]:
-        return self._timestamps
-
-    @property
-    def keys(self) -> Sequence[Any]:
-        if not self._with_keys:
-            raise ConnectError("Keys were not gathered: the sink does not store them")
-        return self._keys
-
-    @property
-    def values(self) -> Sequence[Any]:
-        return self._values
-
-    @property
-    def key_schema(self) -> Schema | None:
-        return self._key_schema
-
-    @property
-    def value_schema(self) -> Schema | None:
-        return self._value_schema
 
     def record(self, index: int) -> SinkRecord:
         # Unreachable while `may_gather` holds: nothing that asks for records is configured.
         raise ConnectError("A gathered batch keeps no headers and gives no records")
+
+
+class _NotGathered(Sequence[Any]):
+    """The keys of a batch gathered without them (the sink does not store them): reading them fails."""
+
+    MESSAGE = "Keys were not gathered: the sink does not store them"
+
+    def __len__(self) -> int:
+        raise ConnectError(self.MESSAGE)
+
+    def __getitem__(self, index: Any) -> Any:
+        raise ConnectError(self.MESSAGE)
+
+
+_NOT_GATHERED = _NotGathered()
 
 
 def may_gather(batch: SinkRecordBatch) -> bool:

@@ -4,15 +4,15 @@ Writer thread: `choose_handoff`, `write`, `delete`. Task thread: `close` (stop) 
 
 Why a file at all: `spark.createDataFrame(table)` (the arrow hand-off) makes the JVM convert every
 Arrow batch to rows one value at a time, the larger part of a large flush. Written by pyarrow (uncompressed,
-no statistics) and loaded by Spark's vectorized Parquet reader, the same data costs about half as much
+no statistics) and loaded by Spark's vectorized Parquet reader, the same data costs much less
 (`docs/spark_sink.md` has the figures); `spark_sink.frames` turns the file back into the DataFrame the
 arrow hand-off would have given.
 
 Small tables: reading a file costs Spark a fixed amount per job (planning a file scan, broadcasting
-the Hadoop configuration, opening the file) that the arrow hand-off does not pay: some 20 ms on a
-quiet machine, several times that under load. Around 10,000-30,000 rows both hand-offs cost the same,
-for 100 B and 1 KB records alike, so `auto` hands tables of fewer than `AUTO_MIN_ROWS` rows over as
-Arrow batches; an explicit `parquet` uses the file for every table.
+the Hadoop configuration, opening the file) that the arrow hand-off does not pay. Both hand-offs cost
+the same at about the same number of rows for 100 B and 1 KB records (`docs/spark_sink.md`, "Why"),
+so `auto` hands tables of fewer than `AUTO_MIN_ROWS` rows over as Arrow batches; an explicit `parquet`
+uses the file for every table.
 
 Where: the executors of a local master are the driver's own JVM, so the file goes to a directory of
 the task under the system temp dir (`LocalHandoffArea`). Any other master's executors read it from

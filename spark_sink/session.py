@@ -31,15 +31,15 @@ DEFAULT_OPTIONS = {
     "spark.hadoop.mapreduce.fileoutputcommitter.marksuccessfuljobs": "false",
     "spark.hadoop.mapreduce.fileoutputcommitter.algorithm.version": "1",
     # createDataFrame makes one partition per Arrow batch, and converting many small batches costs the
-    # arrow hand-off about a third of its speed (Spark's default is 10,000 rows). `spark_job` bounds
+    # arrow hand-off much of its speed (Spark's default is 10,000 rows; `docs/spark_sink.md`). `spark_job` bounds
     # the batches by bytes instead, so a batch still fits into one task message on a cluster.
     "spark.sql.execution.arrow.maxRecordsPerBatch": "1000000",
     # Spark 3.4+ plans a sort by the partition columns into every partitioned write ("planned write").
-    # A job of several groups (`partitionBy(_g)`) then spent about a third longer than with the writer's
-    # own handling (measured: 750,000 rows of 100 B in 6 groups, 0.91 s against 0.65 s).
+    # A job of several groups (`partitionBy(_g)`) then took longer than with the writer's own handling
+    # (`docs/spark_sink.md`, "Planned writes off").
     "spark.sql.optimizer.plannedWrite.enabled": "false",
 }
-# Batches must reach Spark as Arrow, or fail loudly: a silent fallback to rows would be 10x slower.
+# Batches must reach Spark as Arrow, or fail loudly: a silent fallback to rows would be far slower.
 REQUIRED_OPTIONS = {
     "spark.sql.execution.arrow.pyspark.enabled": "true",
     "spark.sql.execution.arrow.pyspark.fallback.enabled": "false",

@@ -70,7 +70,7 @@ class Layout(enum.Enum):
 
 def layout(job: PlannedJob, handoff: HandoffArea | None) -> Layout:
     """Jobs up to 128 MB take one task: it leaves the other cores to the task threads' decoding, which
-    is what bounds a sink's throughput (spreading them measured a few per cent slower). Larger ones
+    is what bounds a sink's throughput (spreading them made the runs slower: `docs/spark_sink.md`). Larger ones
     spread over the cores: from row groups where a hand-off file carries them (Spark reads the row
     groups whose middle a split holds), else through a shuffle (the arrow hand-off's batches cut
     through groups)."""
@@ -108,8 +108,8 @@ def _write(
     with _frame(spark, job, handoff, how) as frame:
         target = job.staging
         if how is Layout.ONE_GROUP:
-            # partitionBy would make Spark sort every row by `_g` first (a third of the job's CPU for
-            # one large file) to learn there is one value.
+            # partitionBy would make Spark sort every row by `_g` first (a large part of the job's CPU for
+            # one large file, `docs/spark_sink.md`) to learn there is one value.
             frame = frame.drop(GROUP_COLUMN).coalesce(1)
             target = f"{job.staging}/{GROUP_COLUMN}={job.files[0].group.label}"
         elif how is Layout.COALESCE:

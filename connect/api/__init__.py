@@ -25,6 +25,7 @@ from connect.api.config import (
     non_empty_string,
     non_empty_string_without_control_chars,
     non_null,
+    single_topic,
 )
 from connect.api.connector import (
     Connector,
@@ -131,4 +132,5 @@ __all__ = [
     "non_empty_string",
     "non_empty_string_without_control_chars",
     "non_null",
+    "single_topic",
 ]

@@ -20,43 +20,46 @@ from connect.api.records import SinkRecord, TopicPartition
 class SinkRecordBatch(Sequence[SinkRecord], abc.ABC):
     """Consecutive records of one topic partition, in offset order, as the consumer returned them.
 
-    The columns are sequences in record order: `offsets`, `timestamps` (epoch ms, None when Kafka has
-    none), and `keys` and `values` as the key and value converters passed them through: bytes (None for
-    a null) from ByteArrayConverter, which is the only converter the runtime delivers batches for.
-    `key_schema`/`value_schema` are the schemas every record of the batch would carry.
-
-    Indexing and iterating give `SinkRecord`s, built on demand one by one; use them for the few records
-    that need one, not for the whole batch. Headers are converted when a record is built. A batch from
-    the runtime refers to the consumed messages: keep what you need of it, not the batch, past the call.
+    The base holds the columns (sequences in record order, set by `__init__`; an implementation passes
+    them, or reads one on first use); it only leaves `record` to implement. Indexing and iterating give
+    `SinkRecord`s, built on demand one by one; use them for the few records that need one, not for the
+    whole batch. Headers are converted when a record is built. A batch from the runtime refers to the
+    consumed messages: keep what you need of it, not the batch, past the call.
     """
 
-    @property
-    @abc.abstractmethod
-    def topic_partition(self) -> TopicPartition: ...
+    topic_partition: TopicPartition
+    """The partition every record was consumed from."""
+    offsets: Sequence[int]
+    """Each record's Kafka offset, increasing."""
+    timestamps: Sequence[int | None]
+    """Each record's timestamp in epoch ms; None when Kafka has none."""
+    keys: Sequence[Any]
+    """Each key as the key converter passed it through: bytes, None for a null (ByteArrayConverter, the
+    only converter the runtime delivers batches for)."""
+    values: Sequence[Any]
+    """Each value, likewise: bytes, None for a null (a tombstone)."""
+    key_schema: Schema | None
+    """The key schema every record of the batch would carry."""
+    value_schema: Schema | None
+    """The value schema every record of the batch would carry."""
 
-    @property
-    @abc.abstractmethod
-    def offsets(self) -> Sequence[int]: ...
-
-    @property
-    @abc.abstractmethod
-    def timestamps(self) -> Sequence[int | None]: ...
-
-    @property
-    @abc.abstractmethod
-    def keys(self) -> Sequence[Any]: ...
-
-    @property
-    @abc.abstractmethod
-    def values(self) -> Sequence[Any]: ...
-
-    @property
-    @abc.abstractmethod
-    def key_schema(self) -> Schema | None: ...
-
-    @property
-    @abc.abstractmethod
-    def value_schema(self) -> Schema | None: ...
+    def __init__(
+        self,
+        topic_partition: TopicPartition,
+        offsets: Sequence[int],
+        timestamps: Sequence[int | None],
+        keys: Sequence[Any],
+        values: Sequence[Any],
+        key_schema: Schema | None,
+        value_schema: Schema | None,
+    ) -> None:
+        self.topic_partition = topic_partition
+        self.offsets = offsets
+        self.timestamps = timestamps
+        self.keys = keys
+        self.values = values
+        self.key_schema = key_schema
+        self.value_schema = value_schema
 
     @abc.abstractmethod
     def record(self, index: int) -> SinkRecord:
@@ -97,44 +100,20 @@ class RecordListBatch(SinkRecordBatch):
     def __init__(self, records: Sequence[SinkRecord]) -> None:
         if not records:
             raise ValueError("a batch holds at least one record")
-        first = records[0].topic_partition
-        topic, partition = first
+        first = records[0]
+        topic, partition = tp = first.topic_partition
         if any(r.original_topic != topic or r.original_kafka_partition != partition for r in records):
             raise ValueError("a batch holds records of one topic partition")
         self._records = list(records)
-        self._topic_partition = first
-        self._offsets = [r.original_kafka_offset for r in records]
-        self._timestamps = [r.timestamp for r in records]
-        self._keys = [r.key for r in records]
-        self._values = [r.value for r in records]
-
-    @property
-    def topic_partition(self) -> TopicPartition:
-        return self._topic_partition
-
-    @property
-    def offsets(self) -> Sequence[int]:
-        return self._offsets
-
-    @property
-    def timestamps(self) -> Sequence[int | None]:
-        return self._timestamps
-
-    @property
-    def keys(self) -> Sequence[Any]:
-        return self._keys
-
-    @property
-    def values(self) -> Sequence[Any]:
-        return self._values
-
-    @property
-    def key_schema(self) -> Schema | None:
-        return self._records[0].key_schema
-
-    @property
-    def value_schema(self) -> Schema | None:
-        return self._records[0].value_schema
+        super().__init__(
+            tp,
+            [r.original_kafka_offset for r in records],
+            [r.timestamp for r in records],
+            [r.key for r in records],
+            [r.value for r in records],
+            first.key_schema,
+            first.value_schema,
+        )
 
     def record(self, index: int) -> SinkRecord:
         return self._records[index]

@@ -224,6 +224,21 @@ def non_null(name: str, value: Any) -> None:
         raise invalid_value(name, value, "entry must be non null")
 
 
+_LEGAL_TOPIC = re.compile(r"[a-zA-Z0-9._-]{1,249}")
+
+
+def single_topic(name: str, value: Any) -> None:
+    """Exactly one legal Kafka topic name; a comma-separated list is rejected (for a connector's `topic` key)."""
+    if value is None or not str(value).strip():
+        raise invalid_value(name, value, "String must be non-empty")
+    if "," in str(value):
+        raise invalid_value(name, value, f"'{name}' requires definition of a single topic, not a list of topics")
+    if not _LEGAL_TOPIC.fullmatch(str(value)):
+        raise invalid_value(
+            name, value, "Topic names are at most 249 characters of ASCII letters, digits, '.', '_' and '-'"
+        )
+
+
 def composite(*validators: Validator) -> Validator:
     """All validators in order; the first failure wins."""
 

@@ -22,10 +22,11 @@ ADMIN_OVERRIDE_PREFIX = "admin.override."
 _OVERRIDE_PREFIXES = (PRODUCER_OVERRIDE_PREFIX, CONSUMER_OVERRIDE_PREFIX, ADMIN_OVERRIDE_PREFIX)
 _PRINCIPAL_OVERRIDES = frozenset({"sasl.jaas.config", "sasl.mechanism", "security.protocol"})
 
-# Kafka Connect's producer defaults (§5.1) in librdkafka's names. linger.ms: Java Connect leaves 0 but
-# Java's producer batches whatever accumulates while a request is in flight; librdkafka sends a request
-# as soon as linger expires, so with linger 0 every message is its own request (measured: less than
-# half the throughput). 5 ms is librdkafka's and Kafka 4's own default and costs at most 5 ms latency.
+# Kafka Connect's producer defaults (Kafka's `Worker.baseProducerConfigs`) in librdkafka's names.
+# linger.ms: Java Connect leaves 0 but Java's producer batches whatever accumulates while a request is in
+# flight; librdkafka sends a request as soon as linger expires, so with linger 0 every message is its own
+# request, which costs throughput (README, "Performance notes"). 5 ms is librdkafka's and Kafka 4's own
+# default and costs at most 5 ms latency.
 PRODUCER_DEFAULTS: Mapping[str, str] = {
     "acks": "all",
     "max.in.flight.requests.per.connection": "1",
@@ -36,8 +37,8 @@ PRODUCER_DEFAULTS: Mapping[str, str] = {
 # Java's consumer reads uncommitted data unless told otherwise; librdkafka's default is read_committed.
 # fetch.queue.backoff.ms: once a partition's prefetch queue reaches queued.min.messages (or
 # queued.max.messages.kbytes), librdkafka waits this long before fetching for it again; its default of
-# 1000 ms left a sink that drains the queue faster idle most of each second (measured: 1M 100 B records
-# at about 200k/s instead of 0.6-1.5M/s). Java's consumer fetches again as soon as its buffer is drained.
+# 1000 ms left a sink that drains the queue faster idle most of each second (README, "Performance
+# notes"). Java's consumer fetches again as soon as its buffer is drained.
 CONSUMER_DEFAULTS: Mapping[str, str] = {
     "enable.auto.commit": "false",
     "auto.offset.reset": "earliest",

@@ -10,6 +10,7 @@ record the task indexes.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import cached_property
 from typing import Any
 
 from connect.api.batch import SinkRecordBatch
@@ -25,7 +26,11 @@ HeaderConversion = Callable[[str, Any], Headers]
 
 
 class MessageBatch(SinkRecordBatch):
-    """Consecutive consumed messages of one topic partition."""
+    """Consecutive consumed messages of one topic partition.
+
+    Its columns are read from the messages on first use (cached properties: plain attributes from then
+    on), so it sets the rest itself instead of passing every column to the base's `__init__`.
+    """
 
     def __init__(
         self,
@@ -35,67 +40,44 @@ class MessageBatch(SinkRecordBatch):
         value_schema: Schema | None,
         convert_headers: HeaderConversion,
     ) -> None:
-        self._topic_partition = topic_partition
+        self.topic_partition = topic_partition
         self.messages = messages
-        self._key_schema = key_schema
-        self._value_schema = value_schema
+        self.key_schema = key_schema
+        self.value_schema = value_schema
         self._convert_headers = convert_headers
-        self._offsets: list[int] | None = None
-        self._timestamps: list[int | None] | None = None
-        self._keys: list[Any] | None = None
-        self._values: list[Any] | None = None
 
-    @property
-    def topic_partition(self) -> TopicPartition:
-        return self._topic_partition
+    # The ignores: a cached property overrides the base's attribute, which readers never assign.
+    @cached_property
+    def offsets(self) -> Sequence[int]:  # type: ignore[override]
+        return [m.offset() for m in self.messages]  # type: ignore[misc]
 
-    @property
-    def offsets(self) -> Sequence[int]:
-        if self._offsets is None:
-            self._offsets = [m.offset() for m in self.messages]  # type: ignore[misc]
-        return self._offsets
+    @cached_property
+    def timestamps(self) -> Sequence[int | None]:  # type: ignore[override]
+        return [ts if kind else None for kind, ts in [m.timestamp() for m in self.messages]]
 
-    @property
-    def timestamps(self) -> Sequence[int | None]:
-        if self._timestamps is None:
-            self._timestamps = [ts if kind else None for kind, ts in [m.timestamp() for m in self.messages]]
-        return self._timestamps
+    @cached_property
+    def keys(self) -> Sequence[Any]:  # type: ignore[override]
+        return [m.key() for m in self.messages]
 
-    @property
-    def keys(self) -> Sequence[Any]:
-        if self._keys is None:
-            self._keys = [m.key() for m in self.messages]
-        return self._keys
-
-    @property
-    def values(self) -> Sequence[Any]:
-        if self._values is None:
-            self._values = [m.value() for m in self.messages]
-        return self._values
-
-    @property
-    def key_schema(self) -> Schema | None:
-        return self._key_schema
-
-    @property
-    def value_schema(self) -> Schema | None:
-        return self._value_schema
+    @cached_property
+    def values(self) -> Sequence[Any]:  # type: ignore[override]
+        return [m.value() for m in self.messages]
 
     def __len__(self) -> int:
         return len(self.messages)
 
     def record(self, index: int) -> SinkRecord:
         message = self.messages[index]
-        topic, partition = self._topic_partition
+        topic, partition = self.topic_partition
         offset: int = message.offset()  # type: ignore[assignment]
         raw_headers = message.headers()
         kind, timestamp = message.timestamp()
         return SinkRecord(
             topic,
             partition,
-            self._key_schema,
+            self.key_schema,
             message.key(),
-            self._value_schema,
+            self.value_schema,
             message.value(),
             offset,
             timestamp if kind else None,

@@ -1,7 +1,7 @@
 """`TopicCreation`: creates the topics a source task produces to, as Kafka Connect's source tasks do (KIP-158).
 
 Used when the worker allows it (`topic.creation.enable`, default true) and the connector config asks for it (any
-`topic.creation.*` key; rules in `connector_config.topic_creation`). The task runner calls `create_if_absent`
+`topic.creation.*` key; rules in `connector_config.topic_creation_rules`). The task runner calls `create_if_absent`
 on its own thread before the first record it sends to a topic, once per topic: the topic is described (which,
 unlike a metadata request, never makes a broker auto-create it) and, if absent, created with the settings of
 the first group that matches it. "Already exists" means another task or worker got there first, which is fine.

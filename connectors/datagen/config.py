@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import re
-from typing import Any
-
-from connect.api import NO_DEFAULT, ConfigDef, ConfigType, Importance, Range, ValidString, invalid_value
+from connect.api import NO_DEFAULT, ConfigDef, ConfigType, Importance, Range, ValidString, single_topic
 from connectors.datagen.schemas import QUICKSTARTS
 
 TOPIC_CONFIG = "kafka.topic"
@@ -22,21 +19,6 @@ TASK_MAX_RECORDS_CONFIG = "datagen.task.max.records"
 TASK_RECORDS_PER_SECOND_CONFIG = "datagen.task.records.per.second"
 
 UNLIMITED = -1
-
-_LEGAL_TOPIC = re.compile(r"[a-zA-Z0-9._-]{1,249}")
-
-
-def single_topic(name: str, value: Any) -> None:
-    """A validator: exactly one legal Kafka topic name (a comma-separated list is rejected)."""
-    if value is None or not str(value).strip():
-        raise invalid_value(name, value, "String must be non-empty")
-    if "," in str(value):
-        raise invalid_value(name, value, f"'{name}' requires definition of a single topic, not a list of topics")
-    if not _LEGAL_TOPIC.fullmatch(str(value)):
-        raise invalid_value(
-            name, value, "Topic names are at most 249 characters of ASCII letters, digits, '.', '_' and '-'"
-        )
-
 
 CONFIG_DEF = (
     ConfigDef()

@@ -14,13 +14,11 @@ from __future__ import annotations
 import io
 import logging
 import os
-import re
 import select
 import sys
 import threading
 import time
 from collections.abc import Mapping
-from typing import Any
 
 from connect.api import (
     NO_DEFAULT,
@@ -35,7 +33,7 @@ from connect.api import (
     SourceConnector,
     SourceRecord,
     SourceTask,
-    invalid_value,
+    single_topic,
 )
 from connect.api.data import STRING_SCHEMA
 from connectors._version import kconnect_version
@@ -50,21 +48,6 @@ DEFAULT_TASK_BATCH_SIZE = 2000
 
 FILENAME_FIELD = "filename"
 POSITION_FIELD = "position"
-
-_LEGAL_TOPIC = re.compile(r"[a-zA-Z0-9._-]{1,249}")
-
-
-def single_topic(name: str, value: Any) -> None:
-    """A validator: exactly one legal Kafka topic name (a comma-separated list is rejected)."""
-    if value is None or not str(value).strip():
-        raise invalid_value(name, value, "String must be non-empty")
-    if "," in str(value):
-        raise invalid_value(name, value, f"'{name}' requires definition of a single topic, not a list of topics")
-    if not _LEGAL_TOPIC.fullmatch(str(value)):
-        raise invalid_value(
-            name, value, "Topic names are at most 249 characters of ASCII letters, digits, '.', '_' and '-'"
-        )
-
 
 CONFIG_DEF = (
     ConfigDef()

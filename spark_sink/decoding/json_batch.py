@@ -49,7 +49,7 @@ def parse_json_objects(payloads: Sequence[bytes], schema: pa.Schema | None) -> l
 
 
 def _line_breaks(data: bytes) -> int:
-    # numpy's vectorised compare: bytes.count walks a byte at a time, 5-6x slower (0.14 ms for 500 KB).
+    # numpy's vectorised compare: bytes.count walks a byte at a time, several times slower (`docs/spark_sink.md`).
     return int(np.count_nonzero(np.frombuffer(data, np.uint8) == _NEWLINE))
 
 
@@ -138,11 +138,11 @@ def _parse_block(data: bytes, parse: pj.ParseOptions) -> pa.Table:
     """`data` parsed as one block on this thread.
 
     One block holds the whole batch, so a reader's thread pool has nothing to split: it would only add
-    hand-offs, which cost 2-3x the parse itself for a poll's worth of small records. The streaming reader,
-    not `read_json`: `read_json` starts a read-ahead thread of its own on every call, and while Spark
-    keeps the cores busy, waiting for that thread to be scheduled costs more than the parse (in the
-    worker, a poll of 100 B records: 770 us a call against 460 us here, of which 270 us are the parse's
-    CPU). The streaming reader hands the read to Arrow's standing I/O threads instead.
+    hand-offs, which cost more than the parse itself for a poll's worth of small records. The streaming
+    reader, not `read_json`: `read_json` starts a read-ahead thread of its own on every call, and while
+    Spark keeps the cores busy, waiting for that thread to be scheduled costs more than the parse. The
+    streaming reader hands the read to Arrow's standing I/O threads instead (`docs/spark_sink.md`, "The
+    streaming JSON reader").
     """
     options = pj.ReadOptions(block_size=max(_BLOCK_SIZE, len(data) + 1), use_threads=False)
     return pj.open_json(pa.BufferReader(data), read_options=options, parse_options=parse).read_all()

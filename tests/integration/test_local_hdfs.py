@@ -18,7 +18,7 @@ from pyspark.sql import SparkSession
 from tests.fixtures.hdfs import LocalHdfs
 from tests.fixtures.hdfs.cluster import MARKER_PROPERTY
 from tests.fixtures.hdfs.errors import PortInUseError
-from tests.fixtures.ports import free_port
+from tests.fixtures.tcp_ports import free_port
 
 pytestmark = pytest.mark.integration
 

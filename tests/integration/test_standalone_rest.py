@@ -1,5 +1,5 @@
-"""The Kafka Connect REST contract (kafka-connect.md §1.3), endpoint by endpoint, against a real standalone
-worker on a real broker: status codes and body shapes of the success and the error paths."""
+"""The Kafka Connect REST contract, endpoint by endpoint, against a real standalone worker on a real broker:
+status codes and body shapes of the success and the error paths."""
 
 from __future__ import annotations
 

@@ -18,9 +18,9 @@ log = logging.getLogger(__name__)
 
 
 def settle_heap() -> None:
-    """Move everything alive after start-up (plug-ins, REST app, clients: ~70k objects) out of the garbage
-    collector's reach. Otherwise every full collection walks them all (20-80 ms each, ~18 per million
-    source records, measured on the source benchmark): freezing cut the source path's CPU per record by a third."""
+    """Move everything alive after start-up (plug-ins, REST app, clients: tens of thousands of objects) out
+    of the garbage collector's reach. Otherwise every full collection walks them all, and the source path
+    runs many a second: freezing saves a large part of its CPU per record (README, "Performance notes")."""
     gc.collect()
     gc.freeze()
 

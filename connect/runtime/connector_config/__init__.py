@@ -4,7 +4,7 @@ key names and values (`keys`), and `ConnectorSettings`, a config parsed and type
     settings = ConnectorSettings.parse(config, ConnectorType.SINK)   # ConfigError if invalid
     settings.tasks_max, settings.errors.tolerance, settings.topics, settings.with_prefix("value.converter.")
 
-Source topic creation (KIP-158) has its own module (`topic_creation`): the keys a config uses and their rules.
+Source topic creation (KIP-158) has its own module (`topic_creation_rules`): the keys a config uses and their rules.
 """
 
 from connect.runtime.connector_config.definitions import (
@@ -61,7 +61,7 @@ from connect.runtime.connector_config.settings import (
     sink_topics,
     validate_sink_topics,
 )
-from connect.runtime.connector_config.topic_creation import (
+from connect.runtime.connector_config.topic_creation_rules import (
     DEFAULT_TOPIC_CREATION_GROUP,
     TopicCreationGroup,
     TopicCreationRules,

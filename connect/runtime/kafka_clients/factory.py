@@ -1,9 +1,10 @@
 """`KafkaClients`, the factory of every Kafka client the runtime uses.
 
-Connector and task clients get Kafka Connect's defaults (reference kafka-connect.md §5.1/§5.2), layering,
-lowest first: Connect's defaults, the worker's `producer.*`/`consumer.*`/`admin.*`, the connector's
-`*.override.*` (subject to `connector.client.config.override.policy`); the settings themselves and their
-Java → librdkafka translation live in `kafka_client_config`. The worker's internal clients
+Connector and task clients get Kafka Connect's defaults (Kafka's `Worker.baseProducerConfigs` and
+`baseConsumerConfigs`), layering, lowest first: Connect's defaults, the worker's `producer.*`/
+`consumer.*`/`admin.*`, the connector's `*.override.*` (subject to
+`connector.client.config.override.policy`); the settings themselves and their Java → librdkafka
+translation live in `kafka_client_config`. The worker's internal clients
 (`internal_config`, `internal_consumer`: config/status/offsets logs, group membership) use the worker's
 top-level connection settings instead, as Kafka Connect's do. A key librdkafka still refuses is dropped
 with a warning rather than failing the task.

@@ -1,11 +1,11 @@
 """End offsets through the admin client's ListOffsets, without its busy loop while a leader is down.
 
 librdkafka's admin ListOffsets resends a request whose leader refuses connections at once, with no
-back-off, until the request times out (as Java's admin did before KAFKA-9621). Measured on three local
-brokers with one killed: one call for 64 partitions, 21 of them led by the dead broker, used 0.8 s of
-CPU per second until the controller moved their leadership about 12 s later. A worker reads several
-internal logs to their end at once, so every worker of a cluster burnt both cores, starved the
-surviving brokers, and lost its group membership again and again.
+back-off, until the request times out (as Java's admin did before KAFKA-9621): on three local brokers
+with one killed, one call kept most of a core busy until the controller moved the dead broker's
+leaderships (`docs/distributed.md`, "Leaving, dying, freezing"). A worker reads several internal logs
+to their end at once, so every worker of a cluster burnt both cores, starved the surviving brokers,
+and lost its group membership again and again.
 
 So each attempt first refreshes the metadata (which also mends a stale leader epoch after a broker
 restart), asks only about partitions whose leader accepts a TCP connection, and keeps the answers it

@@ -76,7 +76,7 @@ Interface (final; the distributed herder codes against it)::
 
 from connect.runtime.stores.cluster_config import ChangeKind, ClusterConfigState, ConfigChange, RestartRecord
 from connect.runtime.stores.config_log import ConfigListener, ConfigLog
-from connect.runtime.stores.config_state import ConfigLogState
+from connect.runtime.stores.config_log_state import ConfigLogState
 from connect.runtime.stores.murmur2 import key_partition, murmur2
 from connect.runtime.stores.offset_store import KafkaOffsetStore, OffsetRecord
 from connect.runtime.stores.status_records import StatusEntry, TopicStatus

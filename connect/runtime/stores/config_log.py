@@ -1,7 +1,7 @@
 """`ConfigLog`: the cluster's desired state in the single-partition compacted config topic.
 
 Any worker may append; every worker reads the whole log in order into a `ClusterConfigState`
-(`config_state` holds the rules, `config_records` the record formats). Each `put_*` returns once
+(`config_log_state` holds the rules, `config_records` the record formats). Each `put_*` returns once
 Kafka acknowledged the write and this worker's reader applied it, so the caller's next `snapshot()`
 reflects it (read-your-writes); concurrent writers are ordered by the log, the last one wins.
 
@@ -26,7 +26,7 @@ from connect.runtime.kafka_log import KafkaLog
 from connect.runtime.states import ConnectorTaskId, TargetState
 from connect.runtime.stores import config_records as records
 from connect.runtime.stores.cluster_config import ClusterConfigState, ConfigChange
-from connect.runtime.stores.config_state import ConfigLogState
+from connect.runtime.stores.config_log_state import ConfigLogState
 
 log = logging.getLogger(__name__)
 

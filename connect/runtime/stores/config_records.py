@@ -1,6 +1,7 @@
-"""The records of the config topic: Kafka Connect's keys and JSON values (kafka-connect.md §4.1), plus kconnect's.
+"""The records of the config topic: Kafka Connect's keys and JSON values, plus kconnect's.
 
-Kafka's records, read and written byte-compatibly (values are schemaless JSON, `null` a tombstone):
+Kafka's records (those of its `KafkaConfigBackingStore`), read and written byte-compatibly (values are
+schemaless JSON, `null` a tombstone):
 
 | key                          | value                                                      |
 |------------------------------|------------------------------------------------------------|

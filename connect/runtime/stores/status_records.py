@@ -1,4 +1,4 @@
-"""The records of the status topic, in Kafka Connect's keys and JSON values (kafka-connect.md §4.2).
+"""The records of the status topic, in Kafka Connect's keys and JSON values (Kafka's `KafkaStatusBackingStore`).
 
 | key                                   | value                                                          |
 |---------------------------------------|----------------------------------------------------------------|

@@ -1,4 +1,4 @@
-"""The three internal topics of a distributed worker, from its settings (kafka-connect.md §4, §6.2).
+"""The three internal topics of a distributed worker, from its settings (the keys of Kafka's `DistributedConfig`).
 
 `config.storage.topic` (exactly 1 partition), `offset.storage.topic` (`offset.storage.partitions`,
 default 25) and `status.storage.topic` (`status.storage.partitions`, default 5), each with its

@@ -3,7 +3,7 @@ and before every create or update), and listing a plug-in's settings (`GET /conn
 
 Mirrors `AbstractHerder.validateConnectorConfig`: framework settings for the connector's type enriched with
 its transforms and predicates (a source's also with the topic creation keys it uses, which Kafka only checks
-once the connector runs: see `connector_config.topic_creation`), the sink topic rules, the connector's own
+once the connector runs: see `connector_config.topic_creation_rules`), the sink topic rules, the connector's own
 `validate`, then converter configs and client overrides, merged in Kafka's order. The connector and plug-ins
 are throw-away instances that are never started. Runs on the calling (request) thread; may take as long as the
 plug-ins' `validate` does.

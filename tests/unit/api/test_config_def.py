@@ -26,6 +26,7 @@ from connect.api import (
     non_empty_string,
     non_empty_string_without_control_chars,
     non_null,
+    single_topic,
 )
 from connect.api.config import format_value, parse_value
 
@@ -168,6 +169,17 @@ class TestValidators:
         both = composite(non_null, Range.at_least(5))
         assert self.check(both, None).endswith("entry must be non null")  # the first failure wins
         assert self.check(both, 1).endswith("Value must be at least 5")
+
+    def test_single_topic(self) -> None:
+        single_topic("k", "orders.v1_x-2")
+        assert self.check(single_topic, None) == "Invalid value null for configuration k: String must be non-empty"
+        assert self.check(single_topic, "a,b") == (
+            "Invalid value a,b for configuration k: 'k' requires definition of a single topic, not a list of topics"
+        )
+        assert self.check(single_topic, "a b").endswith(
+            "Topic names are at most 249 characters of ASCII letters, digits, '.', '_' and '-'"
+        )
+        assert self.check(single_topic, "t" * 250).endswith("'.', '_' and '-'")
 
 
 class Suggest:

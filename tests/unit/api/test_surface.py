@@ -15,7 +15,7 @@ PUBLIC_NAMES = {
     "SourceConnector", "SourceConnectorContext", "SourceOffset", "SourcePartition", "SourceRecord",
     "SourceTask", "SourceTaskContext", "Struct", "Task", "TimestampType", "TopicPartition",
     "TransactionContext", "Transformation", "ValidList", "ValidString", "Validator", "Width", "composite",
-    "invalid_value", "non_empty_string", "non_empty_string_without_control_chars", "non_null",
+    "invalid_value", "non_empty_string", "non_empty_string_without_control_chars", "non_null", "single_topic",
 }  # fmt: skip
 
 

@@ -8,9 +8,10 @@ from collections.abc import Sequence
 import pyarrow as pa
 import pytest
 
-from connect.api import DataError, Header, RecordListBatch, SinkRecord, TopicPartition
+from connect.api import ConnectError, DataError, Header, RecordListBatch, SinkRecord, TopicPartition
 from spark_sink.buffers import PartitionBuffer
 from spark_sink.config import SinkSettings
+from spark_sink.gathering import GatheredBatch
 from spark_sink.intake import PartitionState, RecordIntake
 from spark_sink.partitioners import Labels, Partitioner, PartitionInput, load_partitioner, load_timestamp_extractor
 from spark_sink.rotation import BackPressure, early_flushes, interval_cut, next_scheduled_rotation, rows_until_full
@@ -157,6 +158,17 @@ def test_what_was_gathered_is_added_before_a_batch_that_is_not() -> None:
     sink.add_gathered(state)
     assert [chunk.offsets.to_pylist() for chunk in state.buffer.chunks] == [[1, 2], [4, 5]]
     assert (state.buffer.consumed, state.buffer.start_offset, state.buffer.end_offset) == (5, 1, 5)
+
+
+def test_a_gathered_batch_keeps_keys_only_when_the_sink_stores_them() -> None:
+    keyed = RecordListBatch([SinkRecord(TP.topic, TP.partition, None, b"k%d" % o, None, b"{}", o) for o in range(2)])
+    with_keys = GatheredBatch(keyed, 0, with_keys=True)
+    with_keys.extend(keyed)
+    assert (list(with_keys.keys), len(with_keys)) == ([b"k0", b"k1", b"k0", b"k1"], 4)
+    without = GatheredBatch(keyed, 0, with_keys=False)
+    assert (list(without.offsets), list(without.values)) == ([0, 1], [b"{}", b"{}"])
+    with pytest.raises(ConnectError, match="Keys were not gathered"):
+        without.keys[0]
 
 
 class HeaderPartitioner(Partitioner):

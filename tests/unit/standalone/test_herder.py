@@ -1,4 +1,4 @@
-"""StandaloneHerder semantics (kafka-connect.md §1.3, §2) over a real Worker whose Kafka clients are fakes."""
+"""StandaloneHerder semantics (Kafka's `StandaloneHerder`) over a real Worker whose Kafka clients are fakes."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """`ConfigLogState`: the config topic's records applied in log order (Kafka's KafkaConfigBackingStore reader).
 
 No I/O: `apply(key, value, offset)` takes one record and returns what it changed; `snapshot()` gives
-the immutable `ClusterConfigState`. Rules (kafka-connect.md §4.1):
+the immutable `ClusterConfigState`. Rules:
 - `connector-<c>` sets or (tombstone) removes a connector with its task configs and pending restarts;
 - `task-<c>-<n>` is staged; `commit-<c>` `{"tasks": N}` applies the staged configs of tasks 0..N-1 at
   once, replacing the previous set, or marks the connector inconsistent if one is missing. Staged
