@@ -5,7 +5,7 @@ Both are slotted dataclasses, because the data path creates one per message. Tre
 the runtime may still hold a record you were given (for offsets, error reports, transactions), so
 derive a changed record with `with_(...)` instead of assigning to it. They are deliberately not
 `frozen=True`: a frozen dataclass's `__init__` goes through `object.__setattr__` for every field,
-which made record construction the largest single cost of the source path (README, "Performance notes").
+which made record construction the largest single cost of the source path (docs/architecture.md, "Hot paths").
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ _PRINCIPAL_OVERRIDES = frozenset({"sasl.jaas.config", "sasl.mechanism", "securit
 # Kafka Connect's producer defaults (Kafka's `Worker.baseProducerConfigs`) in librdkafka's names.
 # linger.ms: Java Connect leaves 0 but Java's producer batches whatever accumulates while a request is in
 # flight; librdkafka sends a request as soon as linger expires, so with linger 0 every message is its own
-# request, which costs throughput (README, "Performance notes"). 5 ms is librdkafka's and Kafka 4's own
+# request, which costs throughput (docs/architecture.md, "Hot paths"). 5 ms is librdkafka's and Kafka 4's own
 # default and costs at most 5 ms latency.
 PRODUCER_DEFAULTS: Mapping[str, str] = {
     "acks": "all",

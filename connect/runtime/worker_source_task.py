@@ -260,7 +260,7 @@ class WorkerSourceTask(WorkerTask):
                     timestamp = record.timestamp
                     try:
                         # All positional (topic, value, key, partition, callback, on_delivery, timestamp,
-                        # headers): keywords were measurably slower in this loop (docs/architecture.md, hot paths).
+                        # headers): keywords were measurably slower in this loop (docs/architecture.md, "Hot paths").
                         produce(
                             topic,
                             value_bytes,

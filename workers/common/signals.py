@@ -20,7 +20,7 @@ log = logging.getLogger(__name__)
 def settle_heap() -> None:
     """Move everything alive after start-up (plug-ins, REST app, clients: tens of thousands of objects) out
     of the garbage collector's reach. Otherwise every full collection walks them all, and the source path
-    runs many a second: freezing saves a large part of its CPU per record (README, "Performance notes")."""
+    runs many a second: freezing saves a large part of its CPU per record (docs/architecture.md, "Hot paths")."""
     gc.collect()
     gc.freeze()
 

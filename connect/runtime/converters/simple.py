@@ -138,7 +138,7 @@ def passthrough_schema(converter: Converter) -> Schema | None:
     """The schema `converter` gives every value it passes through unchanged, None if it converts.
 
     Only ByteArrayConverter itself (not a subclass, which may override `to_connect_data`): the sink
-    loop then takes the bytes as they are, without a call and a SchemaAndValue per record (about a
-    tenth of the loop's time for small records).
+    loop then takes the bytes as they are, without a call and a SchemaAndValue per record (what that
+    saves: docs/architecture.md, "Hot paths").
     """
     return OPTIONAL_BYTES_SCHEMA if type(converter) is ByteArrayConverter else None

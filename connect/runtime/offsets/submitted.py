@@ -11,7 +11,7 @@ A batch completes in one of two ways:
 - all at once: the producer was flushed empty, so every record sent before has an outcome, and the
   error-only delivery reports marked the batches that had a failure (`acknowledge_all`). This is the
   fast path: librdkafka then emits no report for successful records, which saves a Python callback
-  per record, a large part of the producer's cost (README, "Performance notes").
+  per record, a large part of the producer's cost (docs/architecture.md, "Hot paths").
 Either way, a batch with a failed record (under `errors.tolerance=none`) never completes, so neither
 its offsets nor any later ones of the same source partitions are ever committed.
 
