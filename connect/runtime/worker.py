@@ -19,7 +19,6 @@ task produced to or consumed from is recorded, per connector, here and through t
 
 from __future__ import annotations
 
-import functools
 import logging
 import threading
 import time
@@ -76,10 +75,7 @@ class Worker:
         offset_store: OffsetStore,
         status: StatusListener,
         clients: KafkaClients | None = None,
-        exactly_once_check: Callable[[ConnectorTaskId], None] | None = None,
     ) -> None:
-        """`exactly_once_check(task)` (distributed herder): run on an exactly-once source task's thread before
-        and after it fences its predecessor; raise to refuse the start (e.g. task configs changed meanwhile)."""
         self.worker_id = worker_id
         self.config = config
         self.plugins = plugins
@@ -92,7 +88,6 @@ class Worker:
         self._topics: dict[str, set[str]] = {}
         self._graceful_s = config.task_shutdown_graceful_timeout_ms / 1000
         self.exactly_once_source = worker_exactly_once_enabled(config, offset_store)
-        self._exactly_once_check = exactly_once_check
 
     # -- worker lifecycle -----------------------------------------------------------------------
 
@@ -220,14 +215,20 @@ class Worker:
         connector_config: Mapping[str, str],
         task_config: Mapping[str, str],
         target_state: TargetState,
+        *,
+        ownership_check: Callable[[], None] | None = None,
     ) -> None:
-        """Build the task runner and start its thread; a failure to build it is status FAILED."""
+        """Build the task runner and start its thread; a failure to build it is status FAILED.
+
+        `ownership_check()` (the distributed herder's, as Kafka's pre- and post-producer checks): run on an
+        exactly-once source task's thread before and after it fences its predecessor; raise to refuse the
+        start (e.g. task configs changed meanwhile). Other tasks never call it."""
         with self._lock:
             if task_id in self._tasks:
                 raise ConnectError(f"Task {task_id} is already running on this worker")
         log.info("Task %s: starting in target state %s", task_id, target_state.value)
         try:
-            worker_task = self._build_task(task_id, connector_config, task_config, target_state)
+            worker_task = self._build_task(task_id, connector_config, task_config, target_state, ownership_check)
         except Exception:
             log.exception("Task %s: failed to start", task_id)
             self.status.on_task_failure(task_id, traceback.format_exc())
@@ -295,6 +296,7 @@ class Worker:
         connector_config: Mapping[str, str],
         task_config: Mapping[str, str],
         target_state: TargetState,
+        ownership_check: Callable[[], None] | None = None,
     ) -> WorkerTask:
         connector_class = self.plugins.connector_class(connector_config.get(CONNECTOR_CLASS_CONFIG, ""))
         connector_type = ConnectorType.SINK if issubclass(connector_class, SinkConnector) else ConnectorType.SOURCE
@@ -332,6 +334,7 @@ class Worker:
                         handler,
                         on_topic_used,
                         topic_creation,
+                        ownership_check,
                     )
                 producer = self.clients.producer(
                     task_id,
@@ -405,6 +408,7 @@ class Worker:
         error_handler: ErrorHandler,
         on_topic_used: Callable[[str], None],
         topic_creation: TopicCreation | None,
+        ownership_check: Callable[[], None] | None,
     ) -> WorkerEosSourceTask:
         task_config, connector_config = configs
         producer = self.clients.transactional_producer(
@@ -413,7 +417,6 @@ class Worker:
             transactional_id(self.config.group_id or "", task_id),
             failure_reports_only=not WorkerSourceTask.needs_record_reports(type(task)),
         )
-        check = self._exactly_once_check
         return WorkerEosSourceTask(
             task_id,
             task,
@@ -430,7 +433,7 @@ class Worker:
             transaction_boundary=settings.transaction_boundary,
             transaction_boundary_interval_ms=settings.transaction_boundary_interval_ms
             or self.config.offset_flush_interval_ms,
-            ownership_check=None if check is None else functools.partial(check, task_id),
+            ownership_check=ownership_check,
             on_topic_used=on_topic_used,
             topic_creation=topic_creation,
         )
