@@ -31,7 +31,6 @@ from connect.runtime.plugins import PluginRegistry
 from connect.runtime.stores import ConfigLog, KafkaOffsetStore, KafkaStatusStore, internal_topic_specs
 from connect.runtime.transactions import fence_zombie_tasks
 from connect.runtime.worker import Worker
-from connect.runtime.worker_config import SLOTS_STORAGE_TOPIC
 from rest.app import create_app
 from rest.server import RestServer
 from workers.common.deferred_app import DeferredApp
@@ -39,6 +38,7 @@ from workers.common.rest_listener import start_rest_listener, worker_id_of
 from workers.distributed.clients import connector_clients, internal_clients, membership_consumer_factory
 from workers.distributed.cluster_loggers import ClusterLoggers
 from workers.distributed.coordinator import Coordinator, Identity, Timing
+from workers.distributed.distributed_config import SLOTS_STORAGE_TOPIC
 from workers.distributed.generations import Generations
 from workers.distributed.herder import DistributedHerder
 from workers.distributed.local_work import LocalWork
