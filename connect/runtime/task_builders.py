@@ -69,6 +69,8 @@ class TaskSpec:
     task_config: Mapping[str, str]
     settings: ConnectorSettings
     target_state: TargetState
+    ownership_check: Callable[[], None] | None = None
+    """Exactly-once source tasks only: see `WorkerEosSourceTask`'s."""
 
 
 class TaskBuilder(abc.ABC):
@@ -247,13 +249,6 @@ class SourceTaskBuilder(TaskBuilder):
 class ExactlyOnceSourceTaskBuilder(SourceTaskBuilder):
     """Source tasks of a worker with `exactly.once.source.support=enabled` (KIP-618)."""
 
-    def __init__(
-        self, resources: WorkerResources, ownership_check: Callable[[ConnectorTaskId], None] | None = None
-    ) -> None:
-        """`ownership_check(task)`: see `WorkerEosSourceTask`'s; the distributed herder's, if any."""
-        super().__init__(resources)
-        self.ownership_check = ownership_check
-
     def _runner(
         self,
         spec: TaskSpec,
@@ -269,7 +264,6 @@ class ExactlyOnceSourceTaskBuilder(SourceTaskBuilder):
             transactional_id(config.group_id or "", task_id),
             failure_reports_only=not WorkerSourceTask.needs_record_reports(type(task)),
         )
-        check = self.ownership_check
         return WorkerEosSourceTask(
             task_id,
             task,
@@ -283,7 +277,7 @@ class ExactlyOnceSourceTaskBuilder(SourceTaskBuilder):
             transaction_boundary=spec.settings.transaction_boundary,
             transaction_boundary_interval_ms=spec.settings.transaction_boundary_interval_ms
             or config.offset_flush_interval_ms,
-            ownership_check=None if check is None else functools.partial(check, task_id),
+            ownership_check=spec.ownership_check,
             on_topic_used=self._on_topic_used(task_id),
             topic_creation=topic_creation,
         )

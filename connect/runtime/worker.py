@@ -69,10 +69,7 @@ class Worker:
         offset_store: OffsetStore,
         status: StatusListener,
         clients: KafkaClients | None = None,
-        exactly_once_check: Callable[[ConnectorTaskId], None] | None = None,
     ) -> None:
-        """`exactly_once_check(task)` (distributed herder): run on an exactly-once source task's thread before
-        and after it fences its predecessor; raise to refuse the start (e.g. task configs changed meanwhile)."""
         self.worker_id = worker_id
         self.config = config
         self.plugins = plugins
@@ -88,7 +85,7 @@ class Worker:
         resources = WorkerResources(config, plugins, self.clients, offset_store, status, self._topic_used)
         self._sink_tasks = SinkTaskBuilder(resources)
         self._source_tasks = SourceTaskBuilder(resources)
-        self._exactly_once_source_tasks = ExactlyOnceSourceTaskBuilder(resources, exactly_once_check)
+        self._exactly_once_source_tasks = ExactlyOnceSourceTaskBuilder(resources)
 
     # -- worker lifecycle -----------------------------------------------------------------------
 
@@ -216,14 +213,20 @@ class Worker:
         connector_config: Mapping[str, str],
         task_config: Mapping[str, str],
         target_state: TargetState,
+        *,
+        ownership_check: Callable[[], None] | None = None,
     ) -> None:
-        """Build the task runner and start its thread; a failure to build it is status FAILED."""
+        """Build the task runner and start its thread; a failure to build it is status FAILED.
+
+        `ownership_check()` (the distributed herder's, as Kafka's pre- and post-producer checks): run on an
+        exactly-once source task's thread before and after it fences its predecessor; raise to refuse the
+        start (e.g. task configs changed meanwhile). Other tasks never call it."""
         with self._lock:
             if task_id in self._tasks:
                 raise ConnectError(f"Task {task_id} is already running on this worker")
         log.info("Task %s: starting in target state %s", task_id, target_state.value)
         try:
-            worker_task = self._build_task(task_id, connector_config, task_config, target_state)
+            worker_task = self._build_task(task_id, connector_config, task_config, target_state, ownership_check)
         except Exception:
             log.exception("Task %s: failed to start", task_id)
             self.status.on_task_failure(task_id, traceback.format_exc())
@@ -291,13 +294,16 @@ class Worker:
         connector_config: Mapping[str, str],
         task_config: Mapping[str, str],
         target_state: TargetState,
+        ownership_check: Callable[[], None] | None = None,
     ) -> WorkerTask:
         connector_class = self.plugins.connector_class(connector_config.get(CONNECTOR_CLASS_CONFIG, ""))
         connector_type = ConnectorType.SINK if issubclass(connector_class, SinkConnector) else ConnectorType.SOURCE
         settings = ConnectorSettings.parse(connector_config, connector_type)
         task_class = _task_class(connector_class, task_config.get(TASK_CLASS_CONFIG))
         task = task_class()
-        spec = TaskSpec(task_id, task, connector_class, connector_config, task_config, settings, target_state)
+        spec = TaskSpec(
+            task_id, task, connector_class, connector_config, task_config, settings, target_state, ownership_check
+        )
         if isinstance(task, SinkTask):
             return self._sink_tasks.build(spec)
         if not isinstance(task, SourceTask):

@@ -1,12 +1,14 @@
 """`WorkerConfig`: a worker's settings, parsed from the str → str map of its properties file.
 
-Kafka Connect's worker keys with Kafka's defaults (reference: kafka-connect.md §6.1, §6.2). Keys that
-are not defined here are kept (Kafka warns about them and carries on), because `producer.*`,
-`consumer.*`, `admin.*`, converter sub-configs and plug-in settings all live in the same map.
-Distributed-only keys (Kafka Connect's, and kconnect's own for its slots design) and the top-level
-client connection keys (handed to the worker's internal clients) are defined so they parse, type-check
-and are not reported as unknown, whether or not a mode uses them. Parsed once by the process entry point
-and passed in; immutable afterwards.
+Kafka Connect's worker keys with Kafka's defaults (Kafka's `WorkerConfig`). Keys that are not defined
+here are kept (Kafka warns about them and carries on), because `producer.*`, `consumer.*`, `admin.*`,
+converter sub-configs and plug-in settings all live in the same map. The keys of Kafka's
+`DistributedConfig` that the runtime reads (`group.id` and `exactly.once.source.support` for exactly-once
+source tasks, the three storage topics for `stores.topics`) and the top-level client connection keys
+(handed to the worker's internal clients) are defined here too, in every mode. Keys only distributed mode
+reads (group membership, slots) are defined by distributed mode's own definition, which extends
+`worker_config_def()` and is passed to `from_props`. Parsed once by the process entry point and passed
+in; immutable afterwards.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ OFFSET_STORAGE_FILE = "offset.storage.file.filename"
 EXACTLY_ONCE_SOURCE_SUPPORT = "exactly.once.source.support"
 TOPIC_CREATION_ENABLE = "topic.creation.enable"
 
-# Distributed mode: Kafka Connect's keys.
+# Kafka's DistributedConfig keys the runtime reads.
 GROUP_ID = "group.id"
 CONFIG_STORAGE_TOPIC = "config.storage.topic"
 OFFSET_STORAGE_TOPIC = "offset.storage.topic"
@@ -46,17 +48,6 @@ OFFSET_STORAGE_REPLICATION_FACTOR = "offset.storage.replication.factor"
 STATUS_STORAGE_REPLICATION_FACTOR = "status.storage.replication.factor"
 OFFSET_STORAGE_PARTITIONS = "offset.storage.partitions"
 STATUS_STORAGE_PARTITIONS = "status.storage.partitions"
-SESSION_TIMEOUT_MS = "session.timeout.ms"
-HEARTBEAT_INTERVAL_MS = "heartbeat.interval.ms"
-REBALANCE_TIMEOUT_MS = "rebalance.timeout.ms"
-WORKER_SYNC_TIMEOUT_MS = "worker.sync.timeout.ms"
-# Distributed mode: kconnect's own keys for slots over consumer-group membership (docs/distributed.md).
-SLOTS_STORAGE_TOPIC = "slots.storage.topic"
-SLOTS_STORAGE_PARTITIONS = "slots.storage.partitions"
-SLOTS_STORAGE_REPLICATION_FACTOR = "slots.storage.replication.factor"
-TASK_BALANCE_DELAY_MS = "task.balance.delay.ms"
-DEFAULT_SLOTS = 64
-DEFAULT_TASK_BALANCE_DELAY_MS = 2000
 
 # Top-level client connection keys: how the worker's internal clients reach and authenticate with Kafka.
 CLIENT_DNS_LOOKUP = "client.dns.lookup"
@@ -124,24 +115,19 @@ def worker_config_def() -> ConfigDef:
     d.define("metrics.num.samples", ConfigType.INT, 2, Range.at_least(1), Importance.LOW, "Metrics samples.")
     d.define("metrics.recording.level", ConfigType.STRING, "INFO", None, Importance.LOW, "Metrics level.")
     d.define("metric.reporters", ConfigType.LIST, "", None, Importance.LOW, "Metric reporters.")
-    _define_distributed_keys(d)
+    _define_runtime_distributed_keys(d)
     _define_client_connection_keys(d)
     return d
 
 
-def _define_distributed_keys(d: ConfigDef) -> None:
-    """Distributed mode's keys (accepted everywhere; the distributed settings read them)."""
+def _define_runtime_distributed_keys(d: ConfigDef) -> None:
+    """The keys of Kafka's `DistributedConfig` the runtime reads (accepted in every mode)."""
     d.define(GROUP_ID, ConfigType.STRING, None, None, Importance.HIGH, "The worker cluster's group.")
     for store in ("config", "offset", "status"):
         d.define(f"{store}.storage.topic", ConfigType.STRING, None, None, Importance.HIGH, f"{store} topic.")
         d.define(f"{store}.storage.replication.factor", ConfigType.SHORT, 3, None, Importance.LOW, "Replicas.")
     d.define(OFFSET_STORAGE_PARTITIONS, ConfigType.INT, 25, Range.at_least(1), Importance.LOW, "Partitions.")
     d.define(STATUS_STORAGE_PARTITIONS, ConfigType.INT, 5, Range.at_least(1), Importance.LOW, "Partitions.")
-    d.define(SESSION_TIMEOUT_MS, ConfigType.INT, 10000, None, Importance.HIGH, "Group session timeout.")
-    d.define(HEARTBEAT_INTERVAL_MS, ConfigType.INT, 3000, None, Importance.HIGH, "Group heartbeat interval.")
-    d.define(REBALANCE_TIMEOUT_MS, ConfigType.INT, 60000, None, Importance.HIGH, "Rebalance timeout.")
-    d.define(WORKER_SYNC_TIMEOUT_MS, ConfigType.INT, 3000, None, Importance.MEDIUM, "Config sync timeout.")
-    d.define("scheduled.rebalance.max.delay.ms", ConfigType.INT, 300000, None, Importance.LOW, "Rebalance delay.")
     d.define(
         EXACTLY_ONCE_SOURCE_SUPPORT,
         ConfigType.STRING,
@@ -149,31 +135,6 @@ def _define_distributed_keys(d: ConfigDef) -> None:
         ValidString.in_("disabled", "preparing", "enabled", ignore_case=True),
         Importance.HIGH,
         "Exactly-once source support.",
-    )
-    d.define(SLOTS_STORAGE_TOPIC, ConfigType.STRING, None, None, Importance.MEDIUM, "Slots topic (<group.id>-slots).")
-    d.define(
-        SLOTS_STORAGE_PARTITIONS,
-        ConfigType.INT,
-        DEFAULT_SLOTS,
-        Range.between(1, 10000),
-        Importance.LOW,
-        "Slots: the unit of work ownership.",
-    )
-    d.define(
-        SLOTS_STORAGE_REPLICATION_FACTOR,
-        ConfigType.SHORT,
-        None,
-        None,
-        Importance.LOW,
-        "Replicas of the slots topic (default: config.storage.replication.factor).",
-    )
-    d.define(
-        TASK_BALANCE_DELAY_MS,
-        ConfigType.LONG,
-        DEFAULT_TASK_BALANCE_DELAY_MS,
-        Range.at_least(0),
-        Importance.LOW,
-        "Quiet time before tasks move for balance.",
     )
 
 
@@ -222,9 +183,12 @@ class WorkerConfig:
     values: Mapping[str, Any]
 
     @classmethod
-    def from_props(cls, props: Mapping[str, str]) -> WorkerConfig:
-        """Parse and validate; ConfigError names the first bad key."""
-        definition = worker_config_def()
+    def from_props(cls, props: Mapping[str, str], definition: ConfigDef | None = None) -> WorkerConfig:
+        """Parse and validate; ConfigError names the first bad key.
+
+        `definition`: a mode's definition extending `worker_config_def()` (distributed mode's adds the keys
+        only it reads); by default the worker's own."""
+        definition = definition if definition is not None else worker_config_def()
         values = definition.parse(props)
         for required in (KEY_CONVERTER, VALUE_CONVERTER):
             if not values.get(required):

@@ -319,7 +319,7 @@ def status_topic(topic_factory: TopicFactory) -> str:
 def status_store(
     topic: str, clients: KafkaClients, worker: str, generation: int, stopper: Callable[[Any], Any]
 ) -> KafkaStatusStore:
-    store: KafkaStatusStore = stopper(KafkaStatusStore(topic, clients, worker, generation=lambda: generation))
+    store: KafkaStatusStore = stopper(KafkaStatusStore(topic, clients, worker, generation=generation))
     store.start(30)
     return store
 

@@ -12,6 +12,8 @@ from connect.runtime.states import ConnectorTaskId, State
 from connect.runtime.stores import KafkaStatusStore
 from tests.fixtures.kafka import TopicFactory
 from tests.support.waiting import wait_until
+from workers.distributed.generations import Generations
+from workers.distributed.stamped_status import StampedStatusListener
 
 pytestmark = pytest.mark.integration
 
@@ -21,12 +23,7 @@ def stores(kafka_bootstrap: str, topic_factory: TopicFactory) -> Iterator[tuple[
     props = {"bootstrap.servers": kafka_bootstrap}
     clients = KafkaClients(producer_props=props, consumer_props=props, admin_props=props)
     topic = topic_factory(partitions=5, config={"cleanup.policy": "compact"})
-    started = {ConnectorTaskId("orders", 0): 7}
-
-    def unit_generation(connector: str, task: int | None) -> int | None:
-        return started.get(ConnectorTaskId(connector, task)) if task is not None else None
-
-    owner = KafkaStatusStore(topic, clients, "w1:8083", generation=lambda: 40, unit_generation=unit_generation)
+    owner = KafkaStatusStore(topic, clients, "w1:8083")
     other = KafkaStatusStore(topic, clients, "w2:8083")
     owner.start(30)
     other.start(30)
@@ -35,15 +32,24 @@ def stores(kafka_bootstrap: str, topic_factory: TopicFactory) -> Iterator[tuple[
     other.stop()
 
 
+@pytest.fixture
+def owner_status(stores: tuple[KafkaStatusStore, KafkaStatusStore]) -> StampedStatusListener:
+    """The owner's Worker reports through this: at generation 40, with orders-0 started under 7."""
+    generations = Generations()
+    generations.advance(40)
+    generations.started(ConnectorTaskId("orders", 0), 7)
+    return StampedStatusListener(stores[0], "w1:8083", generations)
+
+
 def test_statuses_carry_their_instances_generation_and_tombstones_reach_every_worker(
-    stores: tuple[KafkaStatusStore, KafkaStatusStore],
+    stores: tuple[KafkaStatusStore, KafkaStatusStore], owner_status: StampedStatusListener
 ) -> None:
     owner, other = stores
     kept, gone = ConnectorTaskId("orders", 0), ConnectorTaskId("orders", 1)
-    owner.on_connector_startup("orders")
-    owner.on_task_startup(kept)
-    owner.on_task_startup(gone)
-    owner.on_topic_used(kept, "t")
+    owner_status.on_connector_startup("orders")
+    owner_status.on_task_startup(kept)
+    owner_status.on_task_startup(gone)
+    owner_status.on_topic_used(kept, "t")
 
     wait_until(lambda: len(other.stored().tasks) == 2 and other.stored().topics, 15, "the statuses on the other worker")
     stored = other.stored()

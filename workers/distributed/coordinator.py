@@ -22,7 +22,8 @@ RUNNING (or after the graceful stop timeout), so a balance move never runs a tas
 starting anything the worker writes its registration record to the config log; that record's offset is
 its new **generation**: it stamps statuses (a late status from a former owner never overrides a newer
 one) and is the ownership epoch a connector instance writes its task configs with (a zombie instance's
-writes are ignored). A unit's statuses carry the generation it was started under (`generation_of`).
+writes are ignored). A unit's statuses carry the generation it was started under (`generations.py`;
+the Worker's status listener stamps them, `stamped_status.py`).
 
 The owner of slot 0 is also the balancer (`balancer.py`): it publishes placements into the slots log,
 stamped with the config-log offset they were decided at, each after deleting the statuses nothing in the
@@ -32,6 +33,7 @@ statuses itself: that could race with a new incarnation of the same name.
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 import time
@@ -109,7 +111,7 @@ class Coordinator:
         self._wake = threading.Event()
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
-        self._generation = -1
+        self._generations = work.generations
         # Guarded by work.lock: which slots the group gave us, and our claim epoch of each claimed one.
         self._assigned: set[int] = set()
         self._claimed: dict[int, int] = {}
@@ -135,6 +137,7 @@ class Coordinator:
         self._restarts_seen = {name: record.offset for name, record in snapshot.restart_requests.items()}
         self._task_restarts_seen = dict(snapshot.task_restart_requests)
         self._config.add_listener(self.config_changed)
+        self._slots.add_listener(self.slots_changed)
         self._thread = threading.Thread(target=self._run, name="herder-coordinator", daemon=True)
         self._thread.start()
 
@@ -147,12 +150,14 @@ class Coordinator:
     @property
     def generation(self) -> int:
         """The offset of this worker's latest registration record (its status generation)."""
-        return self._generation
+        return self._generations.current
 
     def generation_of(self, connector: str, task: int | None) -> int | None:
         """The generation the connector instance (`task` None) or task runs or last ran under here, if it
-        did lately (any thread, lock-free: task threads ask while a stop holding the work lock waits)."""
-        return self._work.epoch_of(connector_unit(connector) if task is None else ConnectorTaskId(connector, task))
+        did lately (any thread, lock-free)."""
+        return self._generations.epoch_of(
+            connector_unit(connector) if task is None else ConnectorTaskId(connector, task)
+        )
 
     def check_ownership(self, task: ConnectorTaskId) -> None:
         """Raise unless `task` still runs here with the configs it was started with (any thread, lock-free:
@@ -335,7 +340,7 @@ class Coordinator:
                 self._timers.append(time.monotonic() + (ERROR_BACKOFF_S if bump_failed else 0.0))
                 ready = []
             # ... and newer than the unit's last removal, so that its statuses tell it from the old incarnation.
-            behind = [u for u in ready if self._generation <= removal_offset(snapshot, u)]
+            behind = [u for u in ready if self.generation <= removal_offset(snapshot, u)]
             if behind:
                 self._dirty = True
                 self._timers.append(time.monotonic())
@@ -365,7 +370,7 @@ class Coordinator:
     def _bump_generation(self) -> None:
         key = WORKER_RECORD_PREFIX + self.identity.worker_id
         record = {"url": self.identity.url, "ts": int(time.time() * 1000)}
-        self._generation = self._config.put_extension(key, record, timeout=self._timing.write_timeout)
+        self._generations.advance(self._config.put_extension(key, record, timeout=self._timing.write_timeout))
 
     def _ready_after_handoff(
         self, snapshot: ClusterConfigState, units: list[Unit], wanted: Mapping[Unit, Wanted], placement: Placement
@@ -412,13 +417,17 @@ class Coordinator:
         name = unit.connector
         config = snapshot.connector_config(name) or {}
         target = snapshot.target_state(name)
+        generation = self.generation
         if is_connector(unit):
-            self._work.start_connector(name, slot, config, target, fingerprint(snapshot, unit), self._generation)
+            self._work.start_connector(
+                name, slot, config, target, fingerprint(snapshot, unit), generation, self.request_reconfiguration
+            )
             if target is TargetState.STARTED:
                 self.request_reconfiguration(name)
             return
         task_config = snapshot.task_config(unit) or {}
-        self._work.start_task(unit, slot, config, task_config, target, fingerprint(snapshot, unit), self._generation)
+        check = functools.partial(self.check_ownership, unit)
+        self._work.start_task(unit, slot, config, task_config, target, fingerprint(snapshot, unit), generation, check)
 
     def _apply_target_state(self, name: str, state: TargetState) -> None:
         previous = self._work.applied_target_state(name)
@@ -441,7 +450,7 @@ class Coordinator:
                 self._task_restarts_seen[task] = offset
                 with self._work.lock:
                     if self._work.get(task) is not None:
-                        self._status.on_task_restart(task)
+                        self._work.report_restarting(task)
                         self._work.stop([task])
                         log.info("Restarting task %s", task)
         self._dirty = True
@@ -457,10 +466,7 @@ class Coordinator:
                     if not request.only_failed or (status is not None and status.state is State.FAILED):
                         chosen.append(unit)
             for unit in chosen:
-                if is_connector(unit):
-                    self._status.on_connector_restart(name)
-                else:
-                    self._status.on_task_restart(unit)
+                self._work.report_restarting(unit)
             self._work.stop(chosen)
         if chosen:
             log.info("Restarting %s", ", ".join(str(u) if u.task >= 0 else name for u in chosen))

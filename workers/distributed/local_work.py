@@ -3,13 +3,13 @@
 The coordinator decides what should run here (`wanted.py`); this class starts and stops it through the
 Worker and remembers, per unit, the slot it belongs to, the fingerprint of the config it was started
 with (a changed fingerprint means restart) and the epoch it was started under (a connector instance
-stamps its task-config writes with it, and every status of the unit carries it, also one written while
-or shortly after it stops: `epoch_of`). A unit whose start failed stays here: the Worker reported
+stamps its task-config writes with it); it tells `Generations` which epoch each unit runs or ran under,
+since every status of the unit carries it. A unit whose start failed stays here: the Worker reported
 FAILED, and only a restart or a config change tries again, as in Kafka Connect.
 
 Threads: the coordinator thread and the membership thread (revocations) call it, always holding
-`lock`; the lock is re-entrant so that callers can group several steps. `peek` and `epoch_of` are
-lock-free, for task threads.
+`lock`; the lock is re-entrant so that callers can group several steps. `peek` is lock-free, for task
+threads.
 """
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 
 from connect.runtime.states import ConnectorTaskId, TargetState
-from workers.distributed.placement import Unit, is_connector
+from workers.distributed.generations import Generations
+from workers.distributed.placement import Unit, connector_unit, is_connector
 from workers.distributed.ports import WorkerPort
 
 log = logging.getLogger(__name__)
@@ -36,12 +37,11 @@ class RunningUnit:
 
 
 class LocalWork:
-    def __init__(self, worker: WorkerPort, on_reconfigure: Callable[[str], None]) -> None:
+    def __init__(self, worker: WorkerPort, generations: Generations) -> None:
         self.worker = worker
+        self.generations = generations
         self.lock = threading.RLock()
-        self._on_reconfigure = on_reconfigure
         self._running: dict[Unit, RunningUnit] = {}
-        self._stopped: dict[Unit, tuple[int, float]] = {}  # epoch, and when it stopped (monotonic)
         self._target_states: dict[str, TargetState] = {}
 
     # -- reads (lock held by the caller, or a racy but harmless view) ----------------------------
@@ -58,15 +58,6 @@ class LocalWork:
         """Like `get`, without the lock (one dict read), for threads that must not wait for it."""
         return self._running.get(unit)
 
-    def epoch_of(self, unit: Unit) -> int | None:
-        """The epoch the unit runs (or last ran) under here; lock-free, for the status writes of task threads
-        that a stop holding the lock is waiting for."""
-        run = self._running.get(unit)
-        if run is not None:
-            return run.epoch
-        stopped = self._stopped.get(unit)
-        return stopped[0] if stopped is not None else None
-
     def units_in(self, slots: Collection[int]) -> list[Unit]:
         with self.lock:
             return sorted(u for u, r in self._running.items() if r.slot in slots)
@@ -82,14 +73,23 @@ class LocalWork:
     # -- changes ---------------------------------------------------------------------------------
 
     def start_connector(
-        self, name: str, slot: int, config: Mapping[str, str], target: TargetState, fingerprint: object, epoch: int
+        self,
+        name: str,
+        slot: int,
+        config: Mapping[str, str],
+        target: TargetState,
+        fingerprint: object,
+        epoch: int,
+        on_reconfigure: Callable[[str], None],
     ) -> None:
-        unit = Unit(name, -1)
+        """`on_reconfigure(name)`: the connector asks for its task configs to be regenerated (its thread)."""
+        unit = connector_unit(name)
         with self.lock:
             self._running[unit] = RunningUnit(slot, fingerprint, epoch)
+            self.generations.started(unit, epoch)
             self._target_states[name] = target
             try:
-                self.worker.start_connector(name, config, target, self._on_reconfigure)
+                self.worker.start_connector(name, config, target, on_reconfigure)
             except Exception:
                 # An unknown connector class: the Worker raised before it could report anything.
                 log.exception("Connector %s could not be started", name)
@@ -104,12 +104,15 @@ class LocalWork:
         target: TargetState,
         fingerprint: object,
         epoch: int,
+        ownership_check: Callable[[], None],
     ) -> None:
+        """`ownership_check()`: an exactly-once source task's check that it may still start (`Worker.start_task`)."""
         with self.lock:
             self._running[task] = RunningUnit(slot, fingerprint, epoch)
+            self.generations.started(task, epoch)
             self._target_states.setdefault(task.connector, target)
             try:
-                self.worker.start_task(task, connector_config, task_config, target)
+                self.worker.start_task(task, connector_config, task_config, target, ownership_check=ownership_check)
             except Exception:
                 log.exception("Task %s could not be started", task)
                 self.worker.status.on_task_failure(task, _trace())
@@ -136,7 +139,7 @@ class LocalWork:
                 )
             stopped_at = time.monotonic()
             for unit in chosen:
-                self._stopped[unit] = (self._running[unit].epoch, stopped_at)
+                self.generations.stopped(unit, stopped_at)
                 del self._running[unit]
             still_here = {u.connector for u in self._running}
             for name in list(self._target_states):
@@ -146,7 +149,14 @@ class LocalWork:
     def forget_stopped(self, before: float) -> None:
         """Forget the epochs of units that stopped before `before` (monotonic); their statuses are written."""
         with self.lock:
-            self._stopped = {u: e for u, e in self._stopped.items() if e[1] >= before}
+            self.generations.forget_stopped(before)
+
+    def report_restarting(self, unit: Unit) -> None:
+        """Status RESTARTING for a unit about to be restarted, through the Worker's status listener."""
+        if is_connector(unit):
+            self.worker.status.on_connector_restart(unit.connector)
+        else:
+            self.worker.status.on_task_restart(unit)
 
     def apply_target_state(self, name: str, state: TargetState) -> None:
         """Pause, resume or stop the connector's instance and tasks that run here."""

@@ -31,6 +31,8 @@ class ConfigLogPort(Protocol):
 
 
 class SlotLogPort(Protocol):
+    def add_listener(self, listener: Callable[[], None]) -> None: ...
+
     @property
     def slot_count(self) -> int: ...
 
@@ -51,7 +53,9 @@ class SlotLogPort(Protocol):
     ) -> int: ...
 
 
-class StatusPort(StatusListener, Protocol):
+class StatusPort(Protocol):
+    """The status store as the coordinator reads and sweeps it (its writes go through the Worker's listener)."""
+
     def connector_status(self, connector: str) -> InstanceStatus | None: ...
 
     def task_status(self, task: ConnectorTaskId) -> InstanceStatus | None: ...
@@ -82,6 +86,8 @@ class WorkerPort(Protocol):
         connector_config: Mapping[str, str],
         task_config: Mapping[str, str],
         target_state: TargetState,
+        *,
+        ownership_check: Callable[[], None] | None = ...,
     ) -> None: ...
 
     def stop_tasks(self, task_ids: Iterable[ConnectorTaskId], await_stop: bool = True) -> None: ...

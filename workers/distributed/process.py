@@ -5,9 +5,14 @@
 2. The internal topics are created when missing and verified (a wrong cleanup policy or partition
    count stops the worker with a message naming the topic and the fix).
 3. The config, status and slots logs are read to their end; the Worker (with the offsets store) starts.
+   It reports statuses through a listener that stamps each with its generation (`stamped_status.py`),
+   kept by `Generations`, which `LocalWork` and the coordinator, built after the Worker, update.
 4. The cluster-wide logger levels of the config log are applied, and followed from then on.
 5. The coordinator thread starts, then the membership thread joins the group; `/health` says healthy
    once the first assignment has been reconciled.
+
+Each part is built after the parts it uses and gets them as it is built: nothing calls back into a part
+built later (the coordinator hands what it owns down when it starts work, as Kafka's herder does).
 
 `stop` undoes it: REST first (no new requests), then leaving the group (every slot is revoked, so its
 tasks stop and commit before the survivors take over, without waiting for the session timeout), then
@@ -19,16 +24,13 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 
-from connect.api.errors import ConnectError
 from connect.runtime.kafka_clients import KafkaClients
 from connect.runtime.kafka_log import InternalTopicSpec, ensure_internal_topics
 from connect.runtime.loggers import LoggerLevels
 from connect.runtime.plugins import PluginRegistry
-from connect.runtime.states import ConnectorTaskId
 from connect.runtime.stores import ConfigLog, KafkaOffsetStore, KafkaStatusStore, internal_topic_specs
 from connect.runtime.transactions import fence_zombie_tasks
 from connect.runtime.worker import Worker
-from connect.runtime.worker_config import SLOTS_STORAGE_TOPIC
 from rest.app import create_app
 from rest.server import RestServer
 from workers.common.deferred_app import DeferredApp
@@ -36,12 +38,15 @@ from workers.common.rest_listener import start_rest_listener, worker_id_of
 from workers.distributed.clients import connector_clients, internal_clients, membership_consumer_factory
 from workers.distributed.cluster_loggers import ClusterLoggers
 from workers.distributed.coordinator import Coordinator, Identity, Timing
+from workers.distributed.distributed_config import SLOTS_STORAGE_TOPIC
+from workers.distributed.generations import Generations
 from workers.distributed.herder import DistributedHerder
 from workers.distributed.local_work import LocalWork
 from workers.distributed.membership import Membership
 from workers.distributed.settings import DistributedSettings
 from workers.distributed.slot_log import SlotLog
 from workers.distributed.stall import StallGuard, stall_threshold
+from workers.distributed.stamped_status import StampedStatusListener
 from workers.distributed.task_configs import Fencer
 
 log = logging.getLogger(__name__)
@@ -97,36 +102,30 @@ class DistributedWorker:
         config_log = ConfigLog(settings.config_topic.name, internal)
         self._logs.append(config_log)
         config_log.start(START_TIMEOUT_S)
-        status = KafkaStatusStore(
-            settings.status_topic.name,
-            internal,
-            worker_id,
-            generation=self._generation,
-            unit_generation=self._unit_generation,
-        )
+        status = KafkaStatusStore(settings.status_topic.name, internal, worker_id)
         self._logs.append(status)
         status.start(START_TIMEOUT_S)
-        slot_log = SlotLog(slots.name, internal, self._slots_changed)
+        slot_log = SlotLog(slots.name, internal)
         self._logs.append(slot_log)
         slot_log.start(START_TIMEOUT_S)
 
         guard = StallGuard(stall_threshold(settings.session_timeout_ms / 1000, settings.heartbeat_interval_ms / 1000))
         offsets = KafkaOffsetStore(settings.offset_topic.name, internal)
         clients = connector_clients(settings, guard)
+        generations = Generations()
         worker = Worker(
             worker_id=worker_id,
             config=config,
             plugins=registry,
             offset_store=offsets,
-            status=status,
+            status=StampedStatusListener(status, worker_id, generations),
             clients=clients,
-            exactly_once_check=self._check_ownership,
         )
         self._worker = worker
-        work = LocalWork(worker, self._reconfigure)
+        work = LocalWork(worker, generations)
         self._work = work
         graceful = config.task_shutdown_graceful_timeout_ms / 1000
-        self.coordinator = Coordinator(
+        coordinator = Coordinator(
             Identity(worker_id, url),
             Timing(
                 sync_timeout=max(settings.worker_sync_timeout_ms / 1000, 1.0),
@@ -142,10 +141,15 @@ class DistributedWorker:
             registry=registry,
             fence=self._fencer(clients) if worker.exactly_once_source else None,
         )
+        self.coordinator = coordinator
         membership = Membership(
-            membership_consumer_factory(settings, worker_id), slots.name, self.coordinator, name="worker", guard=guard
+            membership_consumer_factory(settings, worker_id), slots.name, coordinator, name="worker", guard=guard
         )
         self.membership = membership
+
+        def ready() -> bool:
+            return membership.wait_joined(0) and coordinator.reconciled.is_set()
+
         self.herder = DistributedHerder(
             worker_id=worker_id,
             config=config,
@@ -156,12 +160,12 @@ class DistributedWorker:
             status=status,
             offset_store=offsets,
             clients=clients,
-            ready=self._ready,
+            ready=ready,
         )
         loggers = LoggerLevels()
         ClusterLoggers(config_log, loggers).start()
         worker.start()
-        self.coordinator.start()
+        coordinator.start()
         membership.start()
         deferred.attach(create_app(self.herder, loggers=loggers))
 
@@ -191,27 +195,6 @@ class DistributedWorker:
                 log.exception("Error while stopping the %s log", type(store).__name__)
         log.info("Kafka Connect stopped")
 
-    # -- late-bound callbacks (the parts they reach are built after the logs that call them) -----
-
-    def _generation(self) -> int:
-        return self.coordinator.generation if self.coordinator is not None else -1
-
-    def _unit_generation(self, connector: str, task: int | None) -> int | None:
-        return self.coordinator.generation_of(connector, task) if self.coordinator is not None else None
-
-    def _slots_changed(self) -> None:
-        if self.coordinator is not None:
-            self.coordinator.slots_changed()
-
-    def _reconfigure(self, name: str) -> None:
-        if self.coordinator is not None:
-            self.coordinator.request_reconfiguration(name)
-
-    def _check_ownership(self, task: ConnectorTaskId) -> None:
-        if self.coordinator is None:
-            raise ConnectError(f"Task {task} cannot start before the herder")
-        self.coordinator.check_ownership(task)
-
     def _fencer(self, clients: KafkaClients) -> Fencer:
         group = self.settings.group_id
 
@@ -219,11 +202,3 @@ class DistributedWorker:
             fence_zombie_tasks(clients, group, connector, previous_task_count, connector_config)
 
         return fence
-
-    def _ready(self) -> bool:
-        return (
-            self.membership is not None
-            and self.membership.wait_joined(0)
-            and self.coordinator is not None
-            and self.coordinator.reconciled.is_set()
-        )

@@ -1,9 +1,10 @@
 """`DistributedSettings`: what a distributed worker needs beyond the common `WorkerConfig`, typed and checked.
 
-Every key is defined (with Kafka Connect's types and defaults) and parsed by `WorkerConfig`: Kafka
-Connect's distributed keys (`group.id`, the three storage topics, their partitions and replication,
-`session.timeout.ms`, `heartbeat.interval.ms`, `rebalance.timeout.ms`, `worker.sync.timeout.ms`,
-`exactly.once.source.support`) and kconnect's own for the slots design (`docs/distributed.md`):
+Every key is defined (with Kafka Connect's types and defaults) and parsed by `WorkerConfig`, with
+`distributed_config_def()`: Kafka Connect's distributed keys (`group.id`, the three storage topics, their
+partitions and replication, `session.timeout.ms`, `heartbeat.interval.ms`, `rebalance.timeout.ms`,
+`worker.sync.timeout.ms`, `exactly.once.source.support`) and kconnect's own for the slots design
+(`docs/distributed.md`):
 
 - `slots.storage.topic` (default `<group.id>-slots`), `slots.storage.partitions` (64),
   `slots.storage.replication.factor` (default: `config.storage.replication.factor`): the topic whose
@@ -29,23 +30,26 @@ from connect.runtime.worker_config import (
     CONFIG_STORAGE_TOPIC,
     EXACTLY_ONCE_SOURCE_SUPPORT,
     GROUP_ID,
-    HEARTBEAT_INTERVAL_MS,
     OFFSET_STORAGE_PARTITIONS,
     OFFSET_STORAGE_REPLICATION_FACTOR,
     OFFSET_STORAGE_TOPIC,
+    STATUS_STORAGE_PARTITIONS,
+    STATUS_STORAGE_REPLICATION_FACTOR,
+    STATUS_STORAGE_TOPIC,
+    WorkerConfig,
+)
+from workers.common.worker_props import load_worker_props
+from workers.distributed.distributed_config import (
+    HEARTBEAT_INTERVAL_MS,
     REBALANCE_TIMEOUT_MS,
     SESSION_TIMEOUT_MS,
     SLOTS_STORAGE_PARTITIONS,
     SLOTS_STORAGE_REPLICATION_FACTOR,
     SLOTS_STORAGE_TOPIC,
-    STATUS_STORAGE_PARTITIONS,
-    STATUS_STORAGE_REPLICATION_FACTOR,
-    STATUS_STORAGE_TOPIC,
     TASK_BALANCE_DELAY_MS,
     WORKER_SYNC_TIMEOUT_MS,
-    WorkerConfig,
+    distributed_config_def,
 )
-from workers.common.worker_props import load_worker_props
 
 _REQUIRED = (GROUP_ID, CONFIG_STORAGE_TOPIC, OFFSET_STORAGE_TOPIC, STATUS_STORAGE_TOPIC)
 
@@ -76,7 +80,7 @@ class DistributedSettings:
     @classmethod
     def from_props(cls, props: Mapping[str, str], from_env: tuple[str, ...] = ()) -> DistributedSettings:
         """Parse and check; ConfigError names the first bad or missing key."""
-        worker = WorkerConfig.from_props(props)
+        worker = WorkerConfig.from_props(props, distributed_config_def())
         for key in _REQUIRED:
             if not worker.get(key):
                 raise ConfigError(f'Missing required configuration "{key}" which has no default value.')

@@ -19,7 +19,8 @@ and placements share partition 0, every reader decides this the same way. Compac
 claim per slot and the last placement, in order, so a restarted reader reaches the same state.
 
 `SlotLogState` applies records (no I/O, unit-tested); `SlotLog` follows the topic with a `KafkaLog`.
-Threads: the KafkaLog reader applies records and calls `on_change`; reads and writes from any thread.
+Threads: the KafkaLog reader applies records and calls the listeners (`add_listener`) after each change;
+reads and writes from any thread.
 """
 
 from __future__ import annotations
@@ -149,10 +150,10 @@ class SlotLogState:
 class SlotLog:
     """Follows the slots topic; writes this worker's claims and (as balancer) placements."""
 
-    def __init__(self, topic: str, clients: KafkaClients, on_change: Callable[[], None]) -> None:
+    def __init__(self, topic: str, clients: KafkaClients) -> None:
         self._state = SlotLogState()
         self._lock = threading.Lock()
-        self._on_change = on_change
+        self._listeners: list[Callable[[], None]] = []
         self._log = KafkaLog(topic, clients, on_record=self._apply, name="slots")
 
     @property
@@ -162,6 +163,10 @@ class SlotLog:
     @property
     def slot_count(self) -> int:
         return self._log.partitions
+
+    def add_listener(self, listener: Callable[[], None]) -> None:
+        """Call `listener()` on the reader thread after each record that changed a claim or the placement."""
+        self._listeners = [*self._listeners, listener]
 
     def start(self, timeout: float) -> None:
         self._log.start(timeout)
@@ -216,7 +221,8 @@ class SlotLog:
         with self._lock:
             changed = self._state.apply(key, value, partition, offset)
         if changed:
-            self._on_change()
+            for listener in self._listeners:
+                listener()
 
 
 def _result(future: concurrent.futures.Future[tuple[int, int]], deadline: float, what: str) -> tuple[int, int]:

@@ -64,9 +64,10 @@ Interface (final; the distributed herder codes against it)::
             # OffsetRecord(topic, partition, key, value): for an exactly-once task's transactional producer
 
     class KafkaStatusStore:   # connect.runtime.status.StatusListener + MemoryStatusStore's reads
-        def __init__(self, topic, clients, worker_id: str, *, generation: Callable[[], int] = ...,
-                     unit_generation: Callable[[str, int | None], int | None] | None = None, name="status",
-                     ...) -> None
+        def __init__(self, topic, clients, worker_id: str, *, generation: int = 0, name="status", ...) -> None
+            # `generation` stamps the store's own listener calls; put_* write the generation they are given
+        def put_connector(self, connector, entry: StatusEntry, *, safe=False) -> None   # Kafka's put / putSafe
+        def put_task(self, task: ConnectorTaskId, entry: StatusEntry, *, safe=False) -> None
         start(timeout), stop(), read_to_end(timeout); connector_status, task_status, task_statuses,
         connector_snapshot, all, active_topics, reset_active_topics; connector_entry/task_entry -> StatusEntry
         (status, generation); topic_statuses(connector) -> list[TopicStatus]
@@ -80,7 +81,7 @@ from connect.runtime.stores.config_log_state import ConfigLogState
 from connect.runtime.stores.murmur2 import key_partition, murmur2
 from connect.runtime.stores.offset_store import KafkaOffsetStore, OffsetRecord
 from connect.runtime.stores.status_records import StatusEntry, TopicStatus
-from connect.runtime.stores.status_store import KafkaStatusStore, StoredStatuses, UnitGeneration
+from connect.runtime.stores.status_store import KafkaStatusStore, StoredStatuses
 from connect.runtime.stores.topics import internal_topic_specs
 
 __all__ = [
@@ -97,7 +98,6 @@ __all__ = [
     "StatusEntry",
     "StoredStatuses",
     "TopicStatus",
-    "UnitGeneration",
     "internal_topic_specs",
     "key_partition",
     "murmur2",

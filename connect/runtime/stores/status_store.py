@@ -1,16 +1,16 @@
 """`KafkaStatusStore`: connector, task and topic statuses shared by the cluster through the status topic.
 
-The Worker tells it every lifecycle change (`StatusListener`); it writes Kafka Connect's status records
-(`status_records`) with this worker's id and generation, and serves reads from a cache of the whole
-topic, so any worker answers for all. Writes are asynchronous and a status is visible once read back
-(eventual consistency, as in Kafka); `read_to_end` gives read-your-writes when needed.
+Writes are Kafka Connect's status records (`status_records`): `put_connector`/`put_task` take the
+generation with the status, as Kafka's `KafkaStatusBackingStore.put` takes a `TaskStatus` whose
+generation the herder set; the distributed worker's status listener stamps it, so the store never asks
+the group for it. Used directly as a `StatusListener`, the store stamps the fixed `generation` it was
+built with. Reads are served from a cache of the whole topic, so any worker answers for all. Writes are
+asynchronous and a status is visible once read back (eventual consistency, as in Kafka); `read_to_end`
+gives read-your-writes when needed.
 
 Zombie protection as in Kafka: FAILED and UNASSIGNED are written "safely", i.e. skipped when the
 current status belongs to another worker with a higher generation, and a stale UNASSIGNED read from
-the topic never replaces a status of a newer generation (KAFKA-12525). A status is stamped with the
-generation its connector instance or task was started under when the owner says so (`unit_generation`),
-else with the worker's current one, so that what an instance writes late stays older than whatever
-replaced it.
+the topic never replaces a status of a newer generation (KAFKA-12525).
 
 Deletion: the StatusListener's `*_deletion` calls tombstone asynchronously, as Kafka does; `stored` and
 `tombstone` let a cluster's housekeeper find and remove statuses nothing backs any more, and know when
@@ -26,7 +26,7 @@ import concurrent.futures
 import logging
 import threading
 import time
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Collection, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass
 
@@ -41,13 +41,6 @@ from connect.runtime.stores.config_records import parse_task_id
 from connect.runtime.stores.status_records import StatusEntry, TopicStatus
 
 log = logging.getLogger(__name__)
-
-
-def _no_generation() -> int:
-    return 0
-
-
-UnitGeneration = Callable[[str, int | None], int | None]
 
 
 @dataclass(frozen=True)
@@ -66,19 +59,16 @@ class KafkaStatusStore(StatusTransitions):
         clients: KafkaClients,
         worker_id: str,
         *,
-        generation: Callable[[], int] = _no_generation,
-        unit_generation: UnitGeneration | None = None,
+        generation: int = 0,
         name: str = "status",
         producer_overrides: Mapping[str, str] | None = None,
         consumer_overrides: Mapping[str, str] | None = None,
     ) -> None:
-        """`generation()` is asked at each write: the worker's current group generation (or epoch).
-        `unit_generation(connector, task)` (task None: the connector instance), when given and not None,
-        is the generation that instance was started under, and is written instead."""
+        """`generation` stamps the statuses of the store's own `StatusListener` calls (a writer whose
+        generation never changes); `put_connector`/`put_task` write the generation they are given."""
         self.topic = topic
         self.worker_id = worker_id
         self._generation = generation
-        self._unit_generation = unit_generation
         self._lock = threading.Lock()
         self._connectors: dict[str, StatusEntry] = {}
         self._tasks: dict[ConnectorTaskId, StatusEntry] = {}
@@ -228,27 +218,35 @@ class KafkaStatusStore(StatusTransitions):
 
     # -- writes ---------------------------------------------------------------------------------
 
-    def _put_connector(self, connector: str, state: State, trace: str | None = None, *, safe: bool = False) -> None:
-        entry = StatusEntry(InstanceStatus(state, self.worker_id, trace), self._generation_of(connector, None))
+    def put_connector(self, connector: str, entry: StatusEntry, *, safe: bool = False) -> None:
+        """Write the connector's status as `entry` has it (state, worker id, trace and generation).
+
+        `safe` (Kafka's `putSafe`): skipped when the current status belongs to another worker with a higher
+        generation."""
         with self._lock:
             if safe and not self._may_overwrite(self._connectors.get(connector), entry):
-                log.debug("Not writing %s for connector %s: a newer worker owns it", state.value, connector)
+                log.debug(
+                    "Not writing %s for connector %s: a newer worker owns it", entry.status.state.value, connector
+                )
                 return
         self._send(records.connector_key(connector), records.status_value(entry))
 
-    def _put_task(self, task: ConnectorTaskId, state: State, trace: str | None = None, *, safe: bool = False) -> None:
-        entry = StatusEntry(
-            InstanceStatus(state, self.worker_id, trace), self._generation_of(task.connector, task.task)
-        )
+    def put_task(self, task: ConnectorTaskId, entry: StatusEntry, *, safe: bool = False) -> None:
+        """Write the task's status as `entry` has it; `safe` as for `put_connector`."""
         with self._lock:
             if safe and not self._may_overwrite(self._tasks.get(task), entry):
-                log.debug("Not writing %s for task %s: a newer worker owns it", state.value, task)
+                log.debug("Not writing %s for task %s: a newer worker owns it", entry.status.state.value, task)
                 return
         self._send(records.task_key(task), records.status_value(entry))
 
-    def _generation_of(self, connector: str, task: int | None) -> int:
-        started = self._unit_generation(connector, task) if self._unit_generation is not None else None
-        return started if started is not None else self._generation()
+    def _put_connector(self, connector: str, state: State, trace: str | None = None, *, safe: bool = False) -> None:
+        self.put_connector(connector, self._own_entry(state, trace), safe=safe)
+
+    def _put_task(self, task: ConnectorTaskId, state: State, trace: str | None = None, *, safe: bool = False) -> None:
+        self.put_task(task, self._own_entry(state, trace), safe=safe)
+
+    def _own_entry(self, state: State, trace: str | None) -> StatusEntry:
+        return StatusEntry(InstanceStatus(state, self.worker_id, trace), self._generation)
 
     @staticmethod
     def _may_overwrite(current: StatusEntry | None, new: StatusEntry) -> bool:

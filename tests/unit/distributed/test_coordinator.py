@@ -20,6 +20,7 @@ from connect.runtime.stores import ClusterConfigState, ConfigChange, ConfigLogSt
 from connect.runtime.stores import config_records as records
 from connectors.datagen.connector import DatagenConnector
 from workers.distributed.coordinator import Coordinator, Identity, Timing
+from workers.distributed.generations import Generations
 from workers.distributed.local_work import LocalWork
 from workers.distributed.placement import Unit, connector_unit
 from workers.distributed.slot_log import CLAIM_KEY, PLACEMENT_KEY, Claim, Placement, SlotLogState, encode_claim
@@ -84,6 +85,9 @@ class FakeSlotLog:
         self.state = SlotLogState()
         self._offsets = dict.fromkeys(range(SLOTS), 0)
         self.on_change: Callable[[], None] = lambda: None
+
+    def add_listener(self, listener: Callable[[], None]) -> None:
+        self.on_change = listener
 
     @property
     def slot_count(self) -> int:
@@ -152,6 +156,8 @@ class FakeWorker:
         connector_config: Mapping[str, str],
         task_config: Mapping[str, str],
         target_state: TargetState,
+        *,
+        ownership_check: Callable[[], None] | None = None,
     ) -> None:
         with self.lock:
             self.tasks[task_id] = dict(task_config)
@@ -228,7 +234,7 @@ class Harness:
         self.slots = FakeSlotLog()
         self.status = Statuses(ME)
         self.worker = FakeWorker(self.status)
-        self.work = LocalWork(self.worker, lambda name: self.coordinator.request_reconfiguration(name))
+        self.work = LocalWork(self.worker, Generations())
         self.coordinator = Coordinator(
             Identity(ME, "http://me:1/"),
             Timing(sync_timeout=1.0, write_timeout=1.0, balance_delay=1000.0, handoff_timeout=30.0, reclaim_after=0.5),
@@ -239,7 +245,6 @@ class Harness:
             registry=PluginRegistry.of(DatagenConnector),
             fence=fence,
         )
-        self.slots.on_change = self.coordinator.slots_changed
 
     def other_claims(self, *slots: int) -> None:
         for slot in slots:

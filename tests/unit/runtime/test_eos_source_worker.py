@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -120,12 +121,13 @@ class Setup:
             offset_store=store if store is not None else self.clients.log.offsets,
             status=self.status,
             clients=self.clients,
-            exactly_once_check=check,
         )
+        self.check = check
 
     def start_task(self, **connector_props: str) -> None:
         config = {"name": NAME, "connector.class": "ClaimingSource", **connector_props}
-        self.worker.start_task(TASK, config, {}, TargetState.STARTED)
+        check = None if self.check is None else functools.partial(self.check, TASK)
+        self.worker.start_task(TASK, config, {}, TargetState.STARTED, ownership_check=check)
 
     def state(self) -> State | None:
         status = self.status.task_status(TASK)

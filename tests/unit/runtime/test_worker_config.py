@@ -8,6 +8,7 @@ import pytest
 
 from connect.api.errors import ConfigError
 from connect.runtime.worker_config import WorkerConfig
+from workers.distributed.distributed_config import distributed_config_def
 
 BASE = {"key.converter": "StringConverter", "value.converter": "JsonConverter"}
 
@@ -103,7 +104,7 @@ def test_distributed_and_client_connection_keys_are_not_reported_unknown(caplog:
         "retry.backoff.ms": "200",
     }
     with caplog.at_level(logging.WARNING):
-        config = WorkerConfig.from_props({**BASE, **known, "my.plugin.setting": "1"})
+        config = WorkerConfig.from_props({**BASE, **known, "my.plugin.setting": "1"}, distributed_config_def())
     assert "my.plugin.setting" in caplog.text
     assert not [key for key in known if key in caplog.text]
     assert config.get("slots.storage.partitions") == 16 and config.get("task.balance.delay.ms") == 500
@@ -111,7 +112,7 @@ def test_distributed_and_client_connection_keys_are_not_reported_unknown(caplog:
 
 
 def test_client_connection_keys_keep_kafkas_defaults_and_are_checked() -> None:
-    config = WorkerConfig.from_props(BASE)
+    config = WorkerConfig.from_props(BASE, distributed_config_def())
     assert (config.get("client.dns.lookup"), config.get("security.protocol")) == ("use_all_dns_ips", "PLAINTEXT")
     assert config.get("slots.storage.partitions") == 64 and config.get("task.balance.delay.ms") == 2000
     with pytest.raises(ConfigError, match=r"security\.protocol"):
