@@ -34,6 +34,13 @@ from tests.support.worker_fakes import FakeClients
 EVENTS: list[str] = []
 
 
+class ClosingConverter(StringConverter):
+    """Records in EVENTS that it was closed."""
+
+    def close(self) -> None:
+        EVENTS.append("converter closed")
+
+
 class CountingSourceTask(SourceTask):
     """Emits `count` records (or fails in poll if `fail` is set), then idles."""
 
@@ -131,7 +138,7 @@ class Fixture:
             worker_id="w1:8083",
             config=config,
             plugins=PluginRegistry.of(
-                CountingSource, CollectingSink, StringConverter, JsonConverter, SimpleHeaderConverter
+                CountingSource, CollectingSink, StringConverter, JsonConverter, SimpleHeaderConverter, ClosingConverter
             ),
             offset_store=self.store,
             status=self.status,
@@ -301,6 +308,26 @@ def test_client_overrides_forbidden_by_the_policy_fail_the_task() -> None:
         status = fixture.status.task_status(task_id)
         assert status is not None and status.state is State.FAILED
         assert status.trace is not None and "producer.override.linger.ms" in status.trace
+    finally:
+        fixture.worker.stop()
+
+
+def test_what_a_failed_task_build_had_made_is_closed_again() -> None:
+    # The producer is refused after the converters were configured: they must not stay open.
+    fixture = Fixture(**{"connector.client.config.override.policy": "None"})
+    try:
+        config = {
+            "name": "src",
+            "connector.class": "CountingSource",
+            "key.converter": "ClosingConverter",
+            "value.converter": "ClosingConverter",
+            "producer.override.linger.ms": "100",
+        }
+        task_id = ConnectorTaskId("src", 0)
+        fixture.worker.start_task(task_id, config, {"task": "0"}, TargetState.STARTED)
+        status = fixture.status.task_status(task_id)
+        assert status is not None and status.state is State.FAILED
+        assert EVENTS.count("converter closed") == 2
     finally:
         fixture.worker.stop()
 
