@@ -20,14 +20,17 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import cast
 
-from connect.api.connector import Connector
+from connect.api.connector import Connector, SinkConnector
 from connect.api.converter import Converter, HeaderConverter
+from connect.api.errors import ConfigError
 from connect.api.records import SinkRecord, SourceRecord
 from connect.api.task import SinkTask, SourceTask, Task
 from connect.api.transform import R
 from connect.runtime.closing import close_quietly
 from connect.runtime.connector_config import ConnectorSettings, topic_creation_rules, uses_topic_creation
+from connect.runtime.connector_config.keys import CONNECTOR_CLASS_CONFIG
 from connect.runtime.error_handling import DeadLetterQueueReporter, ErrorHandler, ErrorReporter, LogReporter
+from connect.runtime.info import ConnectorType
 from connect.runtime.kafka_clients import KafkaClients, TopicSpec
 from connect.runtime.offsets import OffsetStore
 from connect.runtime.plugins import PluginRegistry
@@ -35,7 +38,7 @@ from connect.runtime.record_pipeline import RecordPipeline
 from connect.runtime.states import ConnectorTaskId, TargetState
 from connect.runtime.status import StatusListener
 from connect.runtime.topic_creation import TopicCreation
-from connect.runtime.transactions import TransactionalOffsetStore, transactional_id
+from connect.runtime.transactions import TransactionalOffsetStore, transactional_id, use_exactly_once
 from connect.runtime.transforms import RecordTransformer, TransformationChain
 from connect.runtime.worker_config import HEADER_CONVERTER, KEY_CONVERTER, VALUE_CONVERTER, WorkerConfig
 from connect.runtime.worker_eos_source_task import WorkerEosSourceTask
@@ -44,6 +47,8 @@ from connect.runtime.worker_source_task import WorkerSourceTask
 from connect.runtime.worker_task import WorkerTask
 
 log = logging.getLogger(__name__)
+
+TASK_CLASS_CONFIG = "task.class"
 
 
 @dataclass(frozen=True)
@@ -281,3 +286,61 @@ class ExactlyOnceSourceTaskBuilder(SourceTaskBuilder):
             on_topic_used=self._on_topic_used(task_id),
             topic_creation=topic_creation,
         )
+
+
+class TaskBuilders:
+    """A worker's three builders, and which one a task needs."""
+
+    def __init__(self, resources: WorkerResources, exactly_once_source: bool) -> None:
+        """`exactly_once_source`: the worker runs source tasks exactly once where their connector allows."""
+        self.resources = resources
+        self.exactly_once_source = exactly_once_source
+        self._sink = SinkTaskBuilder(resources)
+        self._source = SourceTaskBuilder(resources)
+        self._exactly_once = ExactlyOnceSourceTaskBuilder(resources)
+
+    def spec(
+        self,
+        task_id: ConnectorTaskId,
+        connector_config: Mapping[str, str],
+        task_config: Mapping[str, str],
+        target_state: TargetState,
+        ownership_check: Callable[[], None] | None = None,
+    ) -> TaskSpec:
+        """The task's plug-in instance and parsed settings; ConfigError if the connector config is invalid."""
+        plugins = self.resources.plugins
+        connector_class = plugins.connector_class(connector_config.get(CONNECTOR_CLASS_CONFIG, ""))
+        connector_type = ConnectorType.SINK if issubclass(connector_class, SinkConnector) else ConnectorType.SOURCE
+        settings = ConnectorSettings.parse(connector_config, connector_type)
+        task = task_class_of(connector_class, task_config.get(TASK_CLASS_CONFIG))()
+        return TaskSpec(
+            task_id, task, connector_class, connector_config, task_config, settings, target_state, ownership_check
+        )
+
+    def runs_exactly_once(self, spec: TaskSpec) -> bool:
+        return isinstance(spec.task, SourceTask) and use_exactly_once(
+            self.exactly_once_source, spec.connector_class, spec.settings
+        )
+
+    def build(self, spec: TaskSpec) -> WorkerTask:
+        """The task's runner, not started yet (see `TaskBuilder.build`)."""
+        if isinstance(spec.task, SinkTask):
+            return self._sink.build(spec)
+        if not isinstance(spec.task, SourceTask):
+            raise ConfigError(f"{type(spec.task).__qualname__} is neither a SourceTask nor a SinkTask")
+        if self.runs_exactly_once(spec):
+            return self._exactly_once.build(spec)
+        return self._source.build(spec)
+
+
+def task_class_of(connector_class: type[Connector], task_class_name: str | None) -> type[Task]:
+    """The task class a task config names, as its connector reports it (no import by name needed)."""
+    task_class = connector_class().task_class()
+    if task_class_name and task_class_name != f"{task_class.__module__}.{task_class.__qualname__}":
+        log.warning(
+            "Task config names task class %s but %s reports %s; using the latter",
+            task_class_name,
+            connector_class.__qualname__,
+            task_class.__qualname__,
+        )
+    return task_class

@@ -25,10 +25,10 @@ import time
 import traceback
 from collections.abc import Callable, Iterable, Mapping
 
-from connect.api.connector import Connector, SinkConnector, SourceConnector
-from connect.api.errors import ConfigError, ConnectError, NotFoundError
-from connect.api.task import SinkTask, SourceTask, Task
-from connect.runtime.connector_config import ConnectorSettings
+from connect.api.connector import SinkConnector, SourceConnector
+from connect.api.errors import ConnectError, NotFoundError
+from connect.api.task import SinkTask
+from connect.runtime.connector_config.keys import CONNECTOR_CLASS_CONFIG
 from connect.runtime.info import ConnectorType
 from connect.runtime.kafka_client_config import sink_group_id
 from connect.runtime.kafka_clients import KafkaClients
@@ -36,23 +36,14 @@ from connect.runtime.offsets import OffsetStorageReader, OffsetStore
 from connect.runtime.plugins import PluginRegistry
 from connect.runtime.states import ConnectorTaskId, TargetState
 from connect.runtime.status import StatusListener
-from connect.runtime.task_builders import (
-    ExactlyOnceSourceTaskBuilder,
-    SinkTaskBuilder,
-    SourceTaskBuilder,
-    TaskSpec,
-    WorkerResources,
-)
+from connect.runtime.task_builders import TASK_CLASS_CONFIG, TaskBuilders, WorkerResources
 from connect.runtime.task_contexts import WorkerConnectorContext
-from connect.runtime.transactions import use_exactly_once, worker_exactly_once_enabled
+from connect.runtime.transactions import worker_exactly_once_enabled
 from connect.runtime.worker_config import WorkerConfig
 from connect.runtime.worker_connector import WorkerConnector
 from connect.runtime.worker_task import WorkerTask
 
 log = logging.getLogger(__name__)
-
-TASK_CLASS_CONFIG = "task.class"
-CONNECTOR_CLASS_CONFIG = "connector.class"
 
 
 class TooManyTasksError(ConnectError):
@@ -83,9 +74,7 @@ class Worker:
         self._graceful_s = config.task_shutdown_graceful_timeout_ms / 1000
         self.exactly_once_source = worker_exactly_once_enabled(config, offset_store)
         resources = WorkerResources(config, plugins, self.clients, offset_store, status, self._topic_used)
-        self._sink_tasks = SinkTaskBuilder(resources)
-        self._source_tasks = SourceTaskBuilder(resources)
-        self._exactly_once_source_tasks = ExactlyOnceSourceTaskBuilder(resources)
+        self._builders = TaskBuilders(resources, self.exactly_once_source)
 
     # -- worker lifecycle -----------------------------------------------------------------------
 
@@ -226,7 +215,8 @@ class Worker:
                 raise ConnectError(f"Task {task_id} is already running on this worker")
         log.info("Task %s: starting in target state %s", task_id, target_state.value)
         try:
-            worker_task = self._build_task(task_id, connector_config, task_config, target_state, ownership_check)
+            spec = self._builders.spec(task_id, connector_config, task_config, target_state, ownership_check)
+            worker_task = self._builders.build(spec)
         except Exception:
             log.exception("Task %s: failed to start", task_id)
             self.status.on_task_failure(task_id, traceback.format_exc())
@@ -286,45 +276,6 @@ class Worker:
             self._topics.setdefault(task.connector, set()).add(topic)
         self.status.on_topic_used(task, topic)
 
-    # -- building tasks -------------------------------------------------------------------------
-
-    def _build_task(
-        self,
-        task_id: ConnectorTaskId,
-        connector_config: Mapping[str, str],
-        task_config: Mapping[str, str],
-        target_state: TargetState,
-        ownership_check: Callable[[], None] | None = None,
-    ) -> WorkerTask:
-        connector_class = self.plugins.connector_class(connector_config.get(CONNECTOR_CLASS_CONFIG, ""))
-        connector_type = ConnectorType.SINK if issubclass(connector_class, SinkConnector) else ConnectorType.SOURCE
-        settings = ConnectorSettings.parse(connector_config, connector_type)
-        task_class = _task_class(connector_class, task_config.get(TASK_CLASS_CONFIG))
-        task = task_class()
-        spec = TaskSpec(
-            task_id, task, connector_class, connector_config, task_config, settings, target_state, ownership_check
-        )
-        if isinstance(task, SinkTask):
-            return self._sink_tasks.build(spec)
-        if not isinstance(task, SourceTask):
-            raise ConfigError(f"{task_class.__qualname__} is neither a SourceTask nor a SinkTask")
-        if use_exactly_once(self.exactly_once_source, connector_class, settings):
-            return self._exactly_once_source_tasks.build(spec)
-        return self._source_tasks.build(spec)
-
     def sink_group_id(self, name: str, connector_config: Mapping[str, str]) -> str:
         """The consumer group whose offsets are a sink connector's offsets."""
         return sink_group_id(name, connector_config)
-
-
-def _task_class(connector_class: type[Connector], task_class_name: str | None) -> type[Task]:
-    """The task class a task config names, as its connector reports it (no import by name needed)."""
-    task_class = connector_class().task_class()
-    if task_class_name and task_class_name != f"{task_class.__module__}.{task_class.__qualname__}":
-        log.warning(
-            "Task config names task class %s but %s reports %s; using the latter",
-            task_class_name,
-            connector_class.__qualname__,
-            task_class.__qualname__,
-        )
-    return task_class
