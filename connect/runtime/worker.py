@@ -19,6 +19,7 @@ task produced to or consumed from is recorded, per connector, here and through t
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 import time
@@ -36,12 +37,13 @@ from connect.runtime.offsets import OffsetStorageReader, OffsetStore
 from connect.runtime.plugins import PluginRegistry
 from connect.runtime.states import ConnectorTaskId, TargetState
 from connect.runtime.status import StatusListener
-from connect.runtime.task_builders import TASK_CLASS_CONFIG, TaskBuilders, WorkerResources
+from connect.runtime.task_builders import TASK_CLASS_CONFIG, TaskBuilders, TaskSpec, WorkerResources
 from connect.runtime.task_contexts import WorkerConnectorContext
+from connect.runtime.task_process import ProcessWorkerTask, TaskProcessStart, current_log_levels
 from connect.runtime.transactions import worker_exactly_once_enabled
 from connect.runtime.worker_config import WorkerConfig
 from connect.runtime.worker_connector import WorkerConnector
-from connect.runtime.worker_task import WorkerTask
+from connect.runtime.worker_task import TaskRunner
 
 log = logging.getLogger(__name__)
 
@@ -69,7 +71,7 @@ class Worker:
         self.clients = clients or KafkaClients.from_worker_config(config)
         self._lock = threading.RLock()
         self._connectors: dict[str, WorkerConnector] = {}
-        self._tasks: dict[ConnectorTaskId, WorkerTask] = {}
+        self._tasks: dict[ConnectorTaskId, TaskRunner] = {}
         self._topics: dict[str, set[str]] = {}
         self._graceful_s = config.task_shutdown_graceful_timeout_ms / 1000
         self.exactly_once_source = worker_exactly_once_enabled(config, offset_store)
@@ -216,7 +218,7 @@ class Worker:
         log.info("Task %s: starting in target state %s", task_id, target_state.value)
         try:
             spec = self._builders.spec(task_id, connector_config, task_config, target_state, ownership_check)
-            worker_task = self._builders.build(spec)
+            worker_task = self._runner(spec)
         except Exception:
             log.exception("Task %s: failed to start", task_id)
             self.status.on_task_failure(task_id, traceback.format_exc())
@@ -224,6 +226,23 @@ class Worker:
         with self._lock:
             self._tasks[task_id] = worker_task
         worker_task.start_thread()
+
+    def _runner(self, spec: TaskSpec) -> TaskRunner:
+        """The task's runner: on a thread of this process, or in a task process (`task.isolation=process`)."""
+        if self.config.task_isolation != "process" or self._builders.runs_exactly_once(spec):
+            return self._builders.build(spec)
+        start = TaskProcessStart(
+            spec.task_id,
+            self.config,
+            f"{spec.connector_class.__module__}:{spec.connector_class.__qualname__}",
+            dict(spec.connector_config),
+            dict(spec.task_config),
+            spec.target_state,
+            current_log_levels(),
+        )
+        return ProcessWorkerTask(
+            start, self.status, self.offset_store, functools.partial(self._topic_used, spec.task_id)
+        )
 
     def stop_tasks(self, task_ids: Iterable[ConnectorTaskId], await_stop: bool = True) -> None:
         """Signal all, then wait up to `task.shutdown.graceful.timeout.ms` each; late ones are abandoned."""
@@ -254,7 +273,7 @@ class Worker:
             worker_connector = self._connectors.get(name_or_task)
             return worker_connector is not None and worker_connector.is_running
 
-    def task(self, task_id: ConnectorTaskId) -> WorkerTask | None:
+    def task(self, task_id: ConnectorTaskId) -> TaskRunner | None:
         """The runner of a task here (for metrics and tests)."""
         with self._lock:
             return self._tasks.get(task_id)

@@ -37,6 +37,7 @@ OVERRIDE_POLICY = "connector.client.config.override.policy"
 OFFSET_STORAGE_FILE = "offset.storage.file.filename"
 EXACTLY_ONCE_SOURCE_SUPPORT = "exactly.once.source.support"
 TOPIC_CREATION_ENABLE = "topic.creation.enable"
+TASK_ISOLATION = "task.isolation"
 
 # Kafka's DistributedConfig keys the runtime reads.
 GROUP_ID = "group.id"
@@ -107,6 +108,16 @@ def worker_config_def() -> ConfigDef:
         "Whether to allow automatic creation of topics used by source connectors, when source connectors are "
         "configured with `topic.creation.` properties. Each task will use an admin client to create its topics "
         "and will not depend on the Kafka brokers to create topics automatically.",
+    )
+    d.define(
+        TASK_ISOLATION,
+        ConfigType.STRING,
+        "thread",
+        ValidString.in_("thread", "process", ignore_case=True),
+        Importance.MEDIUM,
+        "Where tasks run: `thread`, each on a thread of the worker process; `process`, each in a child process "
+        "of the worker with its own Kafka clients, so tasks use several cores and a task that crashes its "
+        "interpreter fails alone. Exactly-once source tasks run on threads either way.",
     )
     d.define("topic.tracking.enable", ConfigType.BOOLEAN, True, None, Importance.LOW, "Track active topics.")
     d.define("topic.tracking.allow.reset", ConfigType.BOOLEAN, True, None, Importance.LOW, "Allow topic reset.")
@@ -246,6 +257,11 @@ class WorkerConfig:
     @property
     def topic_tracking_allow_reset(self) -> bool:
         return bool(self.values["topic.tracking.allow.reset"])
+
+    @property
+    def task_isolation(self) -> str:
+        """`thread` or `process` (see the key's documentation)."""
+        return str(self.values[TASK_ISOLATION]).lower()
 
     @property
     def topic_creation_enable(self) -> bool:

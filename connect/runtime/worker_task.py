@@ -21,6 +21,7 @@ import logging
 import threading
 import traceback
 from collections.abc import Callable, Mapping
+from typing import Protocol
 
 from connect.api.task import Task
 from connect.runtime.states import ConnectorTaskId, TargetState
@@ -37,6 +38,25 @@ class ConnectorContextFilter(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         record.connector_context = CURRENT_CONTEXT.get()
         return True
+
+
+class TaskRunner(Protocol):
+    """What the `Worker` does with a running task, wherever it runs: a `WorkerTask` on a thread of the
+    worker, or a `ProcessWorkerTask` in a task process."""
+
+    id: ConnectorTaskId
+
+    def start_thread(self) -> None: ...
+    def transition_to(self, target: TargetState) -> None: ...
+    def stop(self) -> None: ...
+    def await_stop(self, timeout: float) -> bool: ...
+    def cancel(self) -> None: ...
+    @property
+    def is_running(self) -> bool: ...
+    @property
+    def failed(self) -> bool: ...
+    @property
+    def target_state(self) -> TargetState: ...
 
 
 class WorkerTask(abc.ABC):

@@ -1,0 +1,32 @@
+"""`TaskProcessStart`: everything a task process needs to build and run its task, sent as its first message."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from connect.runtime.states import ConnectorTaskId, TargetState
+from connect.runtime.worker_config import WorkerConfig
+
+
+@dataclass(frozen=True)
+class TaskProcessStart:
+    task_id: ConnectorTaskId
+    worker_config: WorkerConfig
+    connector_class: str
+    """The connector's class as `module.QualifiedName`, resolved by the worker, so the process finds the
+    same class whatever name the config used."""
+    connector_config: dict[str, str]
+    task_config: dict[str, str]
+    target_state: TargetState
+    log_levels: dict[str, int]
+    """The worker's root level (key "") and every logger it set a level on."""
+
+
+def current_log_levels() -> dict[str, int]:
+    """The levels the worker logs at now, for a task process to log the same."""
+    levels = {"": logging.getLogger().getEffectiveLevel()}
+    for name, logger in logging.Logger.manager.loggerDict.items():
+        if isinstance(logger, logging.Logger) and logger.level != logging.NOTSET:
+            levels[name] = logger.level
+    return levels
