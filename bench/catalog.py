@@ -29,11 +29,13 @@ GROUP_NAMES: tuple[str, ...] = tuple(group.name for group in GROUPS)
 
 # The system keys every scenario uses, and how the report names them.
 KCONNECT = "kconnect"
+KCONNECT_PROCESSES = "kconnect-processes"
 JAVA_CONNECT = "java-connect"
 RAW_CLIENT = "confluent-kafka"
 
 SYSTEM_LABELS = {
     KCONNECT: "kconnect",
+    KCONNECT_PROCESSES: "kconnect, task processes",
     JAVA_CONNECT: "Java Kafka Connect",
     RAW_CLIENT: "raw confluent-kafka",
 }

@@ -29,7 +29,7 @@ from bench.procs import ProcessSet
 from bench.results import BenchmarkResult, ResultsFile
 from bench.scenarios import datagen, failover, latency, memory, raw, rebalance, rest, sink, source, startup
 from bench.settings import FULL, QUICK
-from bench.systems import JavaConnect, Kconnect, WorkerMode, WorkerSystem
+from bench.systems import JavaConnect, Kconnect, KconnectTaskProcesses, WorkerMode, WorkerSystem
 
 log = logging.getLogger("bench")
 
@@ -89,11 +89,12 @@ def _raise_on_sigterm(signum: int, frame: FrameType | None) -> None:
 
 
 def systems_for(kafka_version: str) -> tuple[list[WorkerSystem], dict[str, str]]:
-    kconnect = Kconnect()
+    kconnect, processes = Kconnect(), KconnectTaskProcesses()
     unavailable: dict[str, str] = {}
     reason = kconnect.unavailable_reason()
     if reason:
         unavailable[kconnect.key] = reason
+        unavailable[processes.key] = reason
     try:
         java: WorkerSystem = JavaConnect(java_jars.fetch(kafka_version), kafka_version)
     except Exception as error:
@@ -103,7 +104,7 @@ def systems_for(kafka_version: str) -> tuple[list[WorkerSystem], dict[str, str]]
     reason = java.unavailable_reason()
     if reason:
         unavailable[java.key] = reason
-    return [kconnect, java], unavailable
+    return [kconnect, processes, java], unavailable
 
 
 def mode_availability(systems: Sequence[WorkerSystem]) -> dict[tuple[str, WorkerMode], str]:

@@ -2,11 +2,12 @@
 
 from bench.systems.base import RunningWorker, WorkerMode, WorkerSystem, start_worker, worker_properties
 from bench.systems.java import JavaConnect
-from bench.systems.kconnect import Kconnect
+from bench.systems.kconnect import Kconnect, KconnectTaskProcesses
 
 __all__ = [
     "JavaConnect",
     "Kconnect",
+    "KconnectTaskProcesses",
     "RunningWorker",
     "WorkerMode",
     "WorkerSystem",

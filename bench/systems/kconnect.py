@@ -8,7 +8,7 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-from bench.catalog import KCONNECT, SYSTEM_LABELS
+from bench.catalog import KCONNECT, KCONNECT_PROCESSES, SYSTEM_LABELS
 from bench.systems.base import WorkerMode
 
 SUBCOMMANDS = {WorkerMode.STANDALONE: "standalone", WorkerMode.DISTRIBUTED: "worker"}
@@ -51,3 +51,13 @@ class Kconnect:
             "command": "kconnect standalone worker.properties or kconnect worker worker.properties",
             "python": sys.version.split()[0],
         }
+
+
+class KconnectTaskProcesses(Kconnect):
+    """The same workers with `task.isolation=process`: each task in a child process of its worker."""
+
+    key = KCONNECT_PROCESSES
+    label = SYSTEM_LABELS[KCONNECT_PROCESSES]
+
+    def extra_worker_properties(self, workdir: Path) -> Mapping[str, str]:
+        return {"task.isolation": "process"}
