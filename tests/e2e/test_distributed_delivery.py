@@ -54,8 +54,9 @@ def wait_for_sink(cluster: Cluster, expected: set[str], timeout: float = 90) -> 
     wait_until(lambda: missing() == 0, timeout, "every record in the sink", interval=0.5)
 
 
-def test_at_least_once_loses_nothing_when_a_worker_is_killed(clusters: Callable[..., Cluster]) -> None:
-    cluster = clusters(3)
+@pytest.mark.parametrize("isolation", ["thread", "process"])
+def test_at_least_once_loses_nothing_when_a_worker_is_killed(clusters: Callable[..., Cluster], isolation: str) -> None:
+    cluster = clusters(3, task_isolation=isolation)
     topic = start_pipeline(cluster, rate=900)
     wait_until(lambda: len(sink_keys(cluster.runs, "sink")) > RECORDS // 4, 60, "a quarter of the records")
 

@@ -72,10 +72,12 @@ def time_until_all_run_on(cluster: Cluster, survivors: list[WorkerProcess], sinc
     return time.monotonic() - since
 
 
+@pytest.mark.parametrize("isolation", ["thread", "process"])
 def test_a_killed_workers_tasks_run_on_the_survivors_within_the_session_timeout(
-    clusters: Callable[..., Cluster],
+    clusters: Callable[..., Cluster], isolation: str
 ) -> None:
-    cluster, _, _ = running_balanced(clusters(3))
+    # With task processes, the killed worker's task processes must stop before the survivors start them.
+    cluster, _, _ = running_balanced(clusters(3, task_isolation=isolation))
     victim, survivors = victim_and_survivors(cluster)
 
     started = time.monotonic()
