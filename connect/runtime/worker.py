@@ -62,7 +62,13 @@ class Worker:
         offset_store: OffsetStore,
         status: StatusListener,
         clients: KafkaClients | None = None,
+        task_process_silence_s: float | None = None,
     ) -> None:
+        """`task_process_silence_s` (`task.isolation=process`): how long a task process runs its task on
+        while this worker does not answer (frozen, swapped out). A distributed worker sets it to its stall
+        threshold: a frozen worker's task processes stop before other workers may take their tasks over (as
+        tasks on its threads would be frozen with it), and the worker, once it runs again, drops all its
+        work and rejoins its group anyway."""
         self.worker_id = worker_id
         self.config = config
         self.plugins = plugins
@@ -74,6 +80,7 @@ class Worker:
         self._tasks: dict[ConnectorTaskId, TaskRunner] = {}
         self._topics: dict[str, set[str]] = {}
         self._graceful_s = config.task_shutdown_graceful_timeout_ms / 1000
+        self._task_process_silence_s = task_process_silence_s
         self.exactly_once_source = worker_exactly_once_enabled(config, offset_store)
         resources = WorkerResources(config, plugins, self.clients, offset_store, status, self._topic_used)
         self._builders = TaskBuilders(resources, self.exactly_once_source)
@@ -239,6 +246,7 @@ class Worker:
             dict(spec.task_config),
             spec.target_state,
             current_log_levels(),
+            self._task_process_silence_s,
         )
         return ProcessWorkerTask(
             start, self.status, self.offset_store, functools.partial(self._topic_used, spec.task_id)

@@ -149,6 +149,56 @@ def test_a_frozen_worker_stops_its_tasks_when_it_thaws_and_rejoins(clusters: Cal
     assert committed and max(committed.values()) == 1, [k for k, n in committed.items() if n > 1][:10]
 
 
+def test_a_frozen_workers_task_processes_stop_their_tasks_before_the_survivors_take_over(
+    clusters: Callable[..., Cluster],
+) -> None:
+    # Task processes are not frozen with their worker: they stop their tasks when it falls silent.
+    cluster, _, _ = running_balanced(clusters(3, task_isolation="process"))
+    victim, survivors = victim_and_survivors(cluster)
+    task_processes = children_of(victim.pid)
+    assert len(task_processes) == 4, task_processes
+
+    started = time.monotonic()
+    victim.signal(signal.SIGSTOP)
+    try:
+        time_until_all_run_on(cluster, survivors, started, 30)
+
+        def zombie_runs_stopped() -> bool:
+            runs = [r for r in read_runs(cluster.runs) if r.pid in task_processes]
+            return bool(runs) and all(r.stop is not None for r in runs)
+
+        wait_until(zombie_runs_stopped, 10, "the frozen worker's task processes to stop their tasks")
+        assert overlaps(read_runs(cluster.runs), {}) == []
+    finally:
+        victim.signal(signal.SIGCONT)
+
+    def rejoined_owners() -> dict[str, str] | None:
+        owners = cluster.balanced_on(CONNECTORS, TASKS, cluster.workers, via=survivors[0])
+        return owners if owners is not None and victim.worker_id in owners.values() else None
+
+    try:
+        rejoined = wait_until(rejoined_owners, 30, "the thawed worker to rejoin and run its share again")
+    except AssertionError:
+        print(victim.log_tail(150))
+        print(cluster.status("src", via=survivors[0]), cluster.status("sink", via=survivors[0]))
+        raise
+    assert sorted(per_worker(rejoined).values()) == [4, 4, 4]
+
+
+def children_of(pid: int) -> set[int]:
+    """The live processes whose parent is `pid` (from /proc)."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                state, ppid = (entry / "stat").read_text().rsplit(") ", 1)[1].split()[:2]
+            except OSError:
+                continue
+            if int(ppid) == pid and state != "Z":
+                found.add(int(entry.name))
+    return found
+
+
 def test_failover_with_kafka_connects_default_session_timeout(clusters: Callable[..., Cluster]) -> None:
     """session.timeout.ms=10000 and heartbeat.interval.ms=3000 (Kafka Connect's defaults): S - H <= T <= S + H + 2."""
     cluster, _, _ = running_balanced(clusters(3, session_timeout_ms="10000", heartbeat_interval_ms="3000"))

@@ -120,6 +120,9 @@ class DistributedWorker:
             offset_store=offsets,
             status=StampedStatusListener(status, worker_id, generations),
             clients=clients,
+            # The stall threshold: a freeze that long makes this worker drop its work and rejoin (`stall`),
+            # and its task processes stop their tasks by then, before other workers may take them over.
+            task_process_silence_s=guard.threshold,
         )
         self._worker = worker
         work = LocalWork(worker, generations)

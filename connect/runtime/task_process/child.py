@@ -49,6 +49,10 @@ class _Control:
         self.target = target
         self.stop_requested = threading.Event()
         self.runner: WorkerTask | None = None
+        self.last_alive = time.monotonic()
+
+    def alive(self) -> None:
+        self.last_alive = time.monotonic()
 
     def set_target(self, value: str) -> None:
         with self.lock:
@@ -76,7 +80,7 @@ def run(connection: Connection) -> int:
     control = _Control(start.target_state)
     channel = Channel(
         connection,
-        {"target": control.set_target, "stop": control.stop},
+        {"target": control.set_target, "stop": control.stop, "alive": control.alive},
         name=f"task-{start.task_id}",
     )
     _relay_logs(channel, start.log_levels)
@@ -98,7 +102,10 @@ def run(connection: Connection) -> int:
         runner.transition_to(target)
     runner.start_thread()
     graceful_s = start.worker_config.task_shutdown_graceful_timeout_ms / 1000
-    _await_end(runner, channel, graceful_s)
+    silent_for = _await_end(runner, channel, control, status, start.worker_silence_s, graceful_s)
+    if silent_for is not None:
+        with contextlib.suppress(ChannelClosedError):
+            channel.note("silenced", silent_for)
     return _done(channel)
 
 
@@ -132,17 +139,36 @@ def _plugins(connector_class: str) -> PluginRegistry:
     return registry
 
 
-def _await_end(runner: WorkerTask, channel: Channel, graceful_s: float) -> None:
+def _await_end(
+    runner: WorkerTask,
+    channel: Channel,
+    control: _Control,
+    status: RelayedStatus,
+    silence_s: float | None,
+    graceful_s: float,
+) -> float | None:
+    """Wait for the task to end; stop it if the worker is gone or silent for longer than `silence_s`.
+    Returns how long the worker had been silent if that is why the task stopped: then its statuses are
+    muted, since the worker, once it runs again, drops all its work and rejoins (a distributed worker's
+    stall handling) and others may own the task by then."""
     deadline: float | None = None
+    silent_for: float | None = None
     while not runner.await_stop(_WAIT_SLICE_S):
-        if channel.closed.is_set():
-            if deadline is None:
-                log.warning("Task %s: the worker is gone; stopping the task", runner.id)
-                runner.stop()
-                deadline = time.monotonic() + graceful_s
-            elif time.monotonic() >= deadline:
+        if deadline is not None:
+            if time.monotonic() >= deadline:
                 log.error("Task %s did not stop within task.shutdown.graceful.timeout.ms", runner.id)
-                return
+                break
+        elif channel.closed.is_set():
+            log.warning("Task %s: the worker is gone; stopping the task", runner.id)
+            runner.stop()
+            deadline = time.monotonic() + graceful_s
+        elif silence_s is not None and time.monotonic() - control.last_alive > silence_s:
+            silent_for = time.monotonic() - control.last_alive
+            log.error("Task %s: the worker has not answered for %.1f s; stopping the task", runner.id, silent_for)
+            status.mute()
+            runner.stop()
+            deadline = time.monotonic() + graceful_s
+    return silent_for
 
 
 def _done(channel: Channel) -> int:

@@ -61,6 +61,7 @@ class ProcessWorkerTask:
         self._failed = False
         self._said_done = False
         self._done = threading.Event()
+        self._heartbeat: threading.Thread | None = None
 
     # -- as the Worker uses a task runner -------------------------------------------------------
 
@@ -82,6 +83,7 @@ class ProcessWorkerTask:
                 "topic": self._on_topic_used,
                 "log": self._log,
                 "done": self._process_done,
+                "silenced": self._silenced,
                 "offsets.get": self._offsets.get,
                 "offsets.set": self._offsets.set,
                 "offsets.flush": self._offsets.flush,
@@ -92,6 +94,12 @@ class ProcessWorkerTask:
         )
         connection.send(("start", self._start))
         self._channel.start(context=lambda: CURRENT_CONTEXT.set(f"{self.id.connector}|task-{self.id.task}"))
+        silence = self._start.worker_silence_s
+        if silence is not None:
+            self._heartbeat = threading.Thread(
+                target=self._say_alive, args=(silence / 4,), name=f"task-{self.id}-heartbeat", daemon=True
+            )
+            self._heartbeat.start()
 
     def transition_to(self, target: TargetState) -> None:
         self._target = target
@@ -144,6 +152,14 @@ class ProcessWorkerTask:
         if logger.isEnabledFor(record.levelno):
             logger.handle(record)
 
+    def _silenced(self, silent_for: float) -> None:
+        log.warning(
+            "Task %s: its process stopped the task after this worker had not answered for %.1f s; the worker "
+            "drops its work and rejoins its group, which gives the task to a worker again",
+            self.id,
+            silent_for,
+        )
+
     def _process_done(self) -> None:
         self._said_done = True
 
@@ -158,6 +174,11 @@ class ProcessWorkerTask:
                 self.id, f"The task process (pid {self._process.pid}) {reason} before the task stopped."
             )
         self._done.set()
+
+    def _say_alive(self, interval: float) -> None:
+        # A thread of its own: if this process is frozen, so is it, and the task process notices.
+        while not self._done.wait(interval):
+            self._tell("alive")
 
     def _tell(self, op: str, *args: Any) -> None:
         if self._channel is None:

@@ -25,24 +25,34 @@ class RelayedStatus:
 
     def __init__(self, channel: Channel) -> None:
         self._channel = channel
+        self._muted = False
+
+    def mute(self) -> None:
+        """Send no more statuses: what the task says from now on may be older than what another worker
+        wrote meanwhile, and the worker may not have read that yet."""
+        self._muted = True
 
     def on_task_startup(self, task: ConnectorTaskId) -> None:
-        self._channel.note("status", "on_task_startup", ())
+        self._status("on_task_startup")
 
     def on_task_pause(self, task: ConnectorTaskId) -> None:
-        self._channel.note("status", "on_task_pause", ())
+        self._status("on_task_pause")
 
     def on_task_resume(self, task: ConnectorTaskId) -> None:
-        self._channel.note("status", "on_task_resume", ())
+        self._status("on_task_resume")
 
     def on_task_failure(self, task: ConnectorTaskId, trace: str) -> None:
-        self._channel.note("status", "on_task_failure", (trace,))
+        self._status("on_task_failure", trace)
 
     def on_task_shutdown(self, task: ConnectorTaskId) -> None:
-        self._channel.note("status", "on_task_shutdown", ())
+        self._status("on_task_shutdown")
 
     def on_task_restart(self, task: ConnectorTaskId) -> None:
-        self._channel.note("status", "on_task_restart", ())
+        self._status("on_task_restart")
+
+    def _status(self, call: str, *args: str) -> None:
+        if not self._muted:
+            self._channel.note("status", call, args)
 
     def on_task_deletion(self, task: ConnectorTaskId) -> None:
         raise NotImplementedError("a task process never deletes statuses")

@@ -21,6 +21,9 @@ class TaskProcessStart:
     target_state: TargetState
     log_levels: dict[str, int]
     """The worker's root level (key "") and every logger it set a level on."""
+    worker_silence_s: float | None = None
+    """How long the task may run on while the worker says nothing (it says it lives every quarter of
+    this); None: as long as the worker's end of the channel is open."""
 
 
 def current_log_levels() -> dict[str, int]:
