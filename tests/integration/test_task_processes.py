@@ -182,3 +182,30 @@ def test_pause_resume_and_the_tasks_log_cross_the_process_boundary(
             )
 
         wait_until(started_line_logged, 10, what="the task's log line, relayed with its context")
+
+
+def test_a_logger_level_set_on_the_worker_reaches_its_task_processes(
+    harness: Harness, topic_factory: Callable[..., str], tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    topic = topic_factory(partitions=1)
+    source_file = tmp_path / "in.txt"
+    name = f"src-{uuid.uuid4().hex[:6]}"
+    source_logger = logging.getLogger("connect.runtime.worker_source_task")
+    with caplog.at_level(logging.INFO):
+        source = harness.run(name, {"connector.class": "FileStreamSource", "file": str(source_file), "topic": topic})
+        wait_until(lambda: harness.state(source) is State.RUNNING, 30, what="RUNNING")
+        pid = harness.process_of(source).pid
+        try:
+            caplog.handler.setLevel(logging.DEBUG)  # the worker's root stays at INFO
+            source_logger.setLevel(logging.DEBUG)  # as PUT /admin/loggers/connect.runtime.worker_source_task does
+
+            def debug_line_from_the_task() -> bool:
+                _append(source_file, 0, 5)  # something to commit, so that the commit logs at DEBUG
+                return any(
+                    r.levelno == logging.DEBUG and r.name == source_logger.name and r.process == pid
+                    for r in caplog.records
+                )
+
+            wait_until(debug_line_from_the_task, 15, what="a DEBUG line of the task process", interval=0.5)
+        finally:
+            source_logger.setLevel(logging.NOTSET)

@@ -80,7 +80,7 @@ def run(connection: Connection) -> int:
     control = _Control(start.target_state)
     channel = Channel(
         connection,
-        {"target": control.set_target, "stop": control.stop, "alive": control.alive},
+        {"target": control.set_target, "stop": control.stop, "alive": control.alive, "log_levels": _set_levels},
         name=f"task-{start.task_id}",
     )
     _relay_logs(channel, start.log_levels)
@@ -186,6 +186,14 @@ def _relay_logs(channel: Channel, levels: dict[str, int]) -> None:
     handler = RelayedLogHandler(channel)
     handler.addFilter(ConnectorContextFilter())
     root.addHandler(handler)
+    _set_levels(levels)
+
+
+def _set_levels(levels: dict[str, int]) -> None:
+    """Log at the worker's levels: those it names, and the default for every other logger set before."""
+    for name, logger in logging.Logger.manager.loggerDict.items():
+        if isinstance(logger, logging.Logger) and name not in levels:
+            logger.setLevel(logging.NOTSET)
     for name, level in levels.items():
         logging.getLogger(name or None).setLevel(level)
 

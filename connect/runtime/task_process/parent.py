@@ -29,10 +29,13 @@ from connect.runtime.offsets import OffsetStore
 from connect.runtime.states import ConnectorTaskId, TargetState
 from connect.runtime.status import StatusListener
 from connect.runtime.task_process.channel import Channel, ChannelClosedError
-from connect.runtime.task_process.start import TaskProcessStart
+from connect.runtime.task_process.start import TaskProcessStart, current_log_levels
 from connect.runtime.worker_task import CURRENT_CONTEXT
 
 log = logging.getLogger(__name__)
+
+# How soon a logger level set on the worker reaches its task processes.
+_LEVELS_INTERVAL_S = 1.0
 
 # The task transitions a process may report; anything else from it is ignored.
 _TASK_STATUS_CALLS = frozenset(
@@ -95,11 +98,11 @@ class ProcessWorkerTask:
         connection.send(("start", self._start))
         self._channel.start(context=lambda: CURRENT_CONTEXT.set(f"{self.id.connector}|task-{self.id.task}"))
         silence = self._start.worker_silence_s
-        if silence is not None:
-            self._heartbeat = threading.Thread(
-                target=self._say_alive, args=(silence / 4,), name=f"task-{self.id}-heartbeat", daemon=True
-            )
-            self._heartbeat.start()
+        interval = _LEVELS_INTERVAL_S if silence is None else min(_LEVELS_INTERVAL_S, silence / 4)
+        self._heartbeat = threading.Thread(
+            target=self._say_alive, args=(interval,), name=f"task-{self.id}-heartbeat", daemon=True
+        )
+        self._heartbeat.start()
 
     def transition_to(self, target: TargetState) -> None:
         self._target = target
@@ -176,9 +179,16 @@ class ProcessWorkerTask:
         self._done.set()
 
     def _say_alive(self, interval: float) -> None:
-        # A thread of its own: if this process is frozen, so is it, and the task process notices.
+        """Say this worker lives, and pass on logger levels changed since (`/admin/loggers`).
+
+        A thread of its own: if this process is frozen, so is it, and the task process notices."""
+        levels = self._start.log_levels
         while not self._done.wait(interval):
             self._tell("alive")
+            now = current_log_levels()
+            if now != levels:
+                levels = now
+                self._tell("log_levels", levels)
 
     def _tell(self, op: str, *args: Any) -> None:
         if self._channel is None:
