@@ -31,6 +31,7 @@ from tests.e2e.test_distributed_support import (
     topic_keys,
     wait_until,
 )
+from tests.support.processes import live_children
 
 pytestmark = pytest.mark.e2e
 
@@ -155,7 +156,7 @@ def test_a_frozen_workers_task_processes_stop_their_tasks_before_the_survivors_t
     # Task processes are not frozen with their worker: they stop their tasks when it falls silent.
     cluster, _, _ = running_balanced(clusters(3, task_isolation="process"))
     victim, survivors = victim_and_survivors(cluster)
-    task_processes = children_of(victim.pid)
+    task_processes = live_children(victim.pid)
     assert len(task_processes) == 4, task_processes
 
     started = time.monotonic()
@@ -183,20 +184,6 @@ def test_a_frozen_workers_task_processes_stop_their_tasks_before_the_survivors_t
         print(cluster.status("src", via=survivors[0]), cluster.status("sink", via=survivors[0]))
         raise
     assert sorted(per_worker(rejoined).values()) == [4, 4, 4]
-
-
-def children_of(pid: int) -> set[int]:
-    """The live processes whose parent is `pid` (from /proc)."""
-    found = set()
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                state, ppid = (entry / "stat").read_text().rsplit(") ", 1)[1].split()[:2]
-            except OSError:
-                continue
-            if int(ppid) == pid and state != "Z":
-                found.add(int(entry.name))
-    return found
 
 
 def test_failover_with_kafka_connects_default_session_timeout(clusters: Callable[..., Cluster]) -> None:

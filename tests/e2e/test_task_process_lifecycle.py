@@ -12,33 +12,10 @@ import httpx
 import pytest
 
 from tests.integration.test_standalone_support import KconnectProcess, all_running, line_count
+from tests.support.processes import is_alive, live_children
 from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.e2e
-
-
-def _children(pid: int) -> set[int]:
-    """The live processes whose parent is `pid` (from /proc; zombies do not count)."""
-    found = set()
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        state, ppid = stat.rsplit(") ", 1)[1].split()[:2]
-        if int(ppid) == pid and state != "Z":
-            found.add(int(entry.name))
-    return found
-
-
-def _alive(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(") ", 1)[1][0] != "Z"
 
 
 def _pipeline(kafka_bootstrap: str, topic: str, tmp_path: Path) -> tuple[Path, list[Path], Path, Path]:
@@ -71,12 +48,12 @@ def test_sigterm_stops_every_task_process_and_the_worker_cleanly(
         with httpx.Client(base_url=process.url(), timeout=30) as client:
             wait_until(lambda: all_running(client, "p-source", 1) and all_running(client, "p-sink", 1), 60, "RUNNING")
             wait_until(lambda: line_count(sink_file) >= 1000, 60, "every line in the sink file")
-        children = _children(process.process.pid)
+        children = live_children(process.process.pid)
         assert len(children) == 2, children  # one process per task
     finally:
         code = process.terminate()
     assert code == 0, process.log_tail()
-    assert not any(_alive(pid) for pid in children)
+    assert not any(is_alive(pid) for pid in children)
 
 
 def test_a_worker_killed_with_sigkill_leaves_no_task_process_behind(
@@ -88,14 +65,14 @@ def test_a_worker_killed_with_sigkill_leaves_no_task_process_behind(
     try:
         with httpx.Client(base_url=process.url(), timeout=30) as client:
             wait_until(lambda: all_running(client, "p-source", 1) and all_running(client, "p-sink", 1), 60, "RUNNING")
-        children = _children(process.process.pid)
+        children = live_children(process.process.pid)
         assert len(children) == 2, children
         os.kill(process.process.pid, signal.SIGKILL)
         assert process.process.wait(30) == -signal.SIGKILL
         # Each task process sees its worker's end of the channel close, stops its task and exits.
-        wait_until(lambda: not any(_alive(pid) for pid in children), 15, "the orphaned task processes to exit")
+        wait_until(lambda: not any(is_alive(pid) for pid in children), 15, "the orphaned task processes to exit")
     finally:
-        for pid in children | _children(process.process.pid):
-            if _alive(pid):
+        for pid in children | live_children(process.process.pid):
+            if is_alive(pid):
                 os.kill(pid, signal.SIGKILL)
         process.kill()

@@ -19,6 +19,7 @@ from connect.runtime.status import MemoryStatusStore
 from connect.runtime.task_process import ProcessWorkerTask
 from connect.runtime.worker import Worker
 from connect.runtime.worker_config import WorkerConfig
+from tests.support.processes import is_alive
 from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.integration
@@ -89,15 +90,6 @@ def _lines(path: Path) -> list[str]:
     return path.read_text().splitlines() if path.exists() else []
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    # A child that exited but was not reaped yet is a zombie: gone for our purpose.
-    return Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] != "Z"
-
-
 def test_source_and_sink_tasks_run_in_their_own_processes_with_offsets_in_the_worker(
     harness: Harness, topic_factory: Callable[..., str], tmp_path: Path
 ) -> None:
@@ -124,7 +116,7 @@ def test_source_and_sink_tasks_run_in_their_own_processes_with_offsets_in_the_wo
 
     harness.worker.stop_tasks([source, sink])
     assert harness.state(source) is State.UNASSIGNED and harness.state(sink) is State.UNASSIGNED
-    wait_until(lambda: not any(_alive(pid) for pid in pids if pid is not None), 10, what="the task processes to exit")
+    wait_until(lambda: not any(is_alive(pid) for pid in pids if pid is not None), 10, what="the task processes to exit")
 
 
 def test_a_killed_task_process_fails_its_task_alone_and_a_restart_resumes(

@@ -1,0 +1,32 @@
+"""What /proc says of processes: whether one lives, and which live processes a parent has."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def _state_and_parent(pid: int) -> tuple[str, int] | None:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    # The command name is in parentheses and may contain spaces; the fields after it are fixed.
+    state, ppid = stat[stat.rfind(")") + 2 :].split()[:2]
+    return state, int(ppid)
+
+
+def is_alive(pid: int) -> bool:
+    """The process exists and is not a zombie (exited, not reaped yet)."""
+    found = _state_and_parent(pid)
+    return found is not None and found[0] != "Z"
+
+
+def live_children(pid: int) -> set[int]:
+    """The live processes whose parent is `pid`."""
+    children = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            found = _state_and_parent(int(entry.name))
+            if found is not None and found[1] == pid and found[0] != "Z":
+                children.add(int(entry.name))
+    return children
