@@ -15,6 +15,7 @@ from rest import wire
 from rest.deps import HerderDep
 from rest.errors import documented
 from rest.schemas import ConnectorStateInfo, TaskState
+from rest.status_reads import read_status
 from rest.wire import JsonAnswer
 
 router = APIRouter(prefix="/connectors", tags=["lifecycle"], responses=documented(500))
@@ -24,15 +25,17 @@ TaskNumber = Annotated[int, Path(description="The task's number, from 0")]
 
 
 @router.get("/{connector}/status", response_model=ConnectorStateInfo, responses=documented(404))
-def get_connector_status(connector: ConnectorName, herder: HerderDep) -> Response:
+async def get_connector_status(connector: ConnectorName, herder: HerderDep) -> Response:
     """State and worker of the connector and of each of its tasks."""
-    return JsonAnswer(wire.connector_state_info(herder.connector_status(connector)))
+    status = await read_status(herder, lambda: herder.connector_status(connector))
+    return JsonAnswer(wire.connector_state_info(status))
 
 
 @router.get("/{connector}/tasks/{task}/status", response_model=TaskState, responses=documented(404))
-def get_task_status(connector: ConnectorName, task: TaskNumber, herder: HerderDep) -> Response:
+async def get_task_status(connector: ConnectorName, task: TaskNumber, herder: HerderDep) -> Response:
     """State and worker of one task."""
-    return JsonAnswer(wire.task_state(herder.task_status(ConnectorTaskId(connector, task))))
+    status = await read_status(herder, lambda: herder.task_status(ConnectorTaskId(connector, task)))
+    return JsonAnswer(wire.task_state(status))
 
 
 @router.post("/{connector}/tasks/{task}/restart", status_code=204, responses=documented(404, 409))

@@ -152,6 +152,10 @@ class StandaloneHerder(BaseHerder):
         tasks = [TaskStateInfo(task, status) for task, status in sorted(snapshot.tasks.items())]
         return ConnectorStateInfo(name, snapshot.connector, tasks, self._type_of(name))
 
+    def status_reads_are_instant(self) -> bool:
+        # connector_status and task_status read the status store's memory and never take the herder lock.
+        return True
+
     def connector_overviews(self, status: bool, info: bool) -> dict[str, ConnectorOverview]:
         # One hold of the herder lock and one read of the status store for all connectors, rather than
         # one of each per connector: a herder busy with a write would make every round trip wait.
