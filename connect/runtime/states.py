@@ -60,6 +60,6 @@ def tasks_by_connector(tasks: Mapping[ConnectorTaskId, _V]) -> dict[str, dict[in
     """`tasks_of` for every connector at once, in one pass: what a read of all connectors' statuses
     uses instead of filtering every task once per connector."""
     grouped: dict[str, dict[int, _V]] = {}
-    for task, value in sorted(tasks.items(), key=lambda item: item[0]):
+    for task, value in tasks.items():
         grouped.setdefault(task.connector, {})[task.task] = value
-    return grouped
+    return {connector: dict(sorted(by_number.items())) for connector, by_number in grouped.items()}
