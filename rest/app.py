@@ -1,7 +1,8 @@
 """`create_app`: the FastAPI application for one worker, built around the herder it is given.
 
 Handlers are plain functions that FastAPI runs on its thread pool, so herder calls may block (up to
-the herder's own request timeout) without stalling the event loop; several run at once.
+the herder's own request timeout) without stalling the event loop; several run at once. The one
+exception: status reads of a herder that says they never wait run on the event loop (`rest.status_reads`).
 """
 
 from __future__ import annotations

@@ -4,6 +4,7 @@
 uvicorn on a background thread, and returns once it serves; `stop()` shuts it down gracefully. Entry
 points may call `serve()` instead, which blocks until SIGINT/SIGTERM or `stop()`.
 Logging is left to the entry point (`log_config=None`) and the access log is off unless asked for.
+HTTP is parsed by httptools and the loop is uvloop's (both dependencies).
 """
 
 from __future__ import annotations
@@ -190,6 +191,10 @@ class RestServer:
             timeout_graceful_shutdown=self._graceful_timeout,
             ws="none",
             server_header=False,
+            # The C parser and libuv loop spend less interpreter time per request, which matters most when
+            # task threads compete for it (docs/performance.md, "REST").
+            http="httptools",
+            loop="uvloop",
         )
         self._server = _Uvicorn(config)
         return self._server

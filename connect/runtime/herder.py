@@ -10,6 +10,9 @@ Config maps are always str → str and are stored and returned exactly as given.
 `SupportsClusterLoggerLevels` is optional: a herder that can set logger levels on every worker of its
 cluster implements it, and REST's `?scope=cluster` calls it; with any other herder the level is set on the
 answering worker only (a single worker is the whole cluster).
+
+`SupportsInstantStatusReads` is optional too: a herder whose status reads never wait says so, and REST
+answers them without a hop through its thread pool.
 """
 
 from __future__ import annotations
@@ -142,5 +145,18 @@ class SupportsClusterLoggerLevels(Protocol):
 
         Returns once the level is in effect on this worker; the others apply it as they learn of it.
         NotFoundError "invalid log level '<level>'." for an unknown level.
+        """
+        ...
+
+
+@runtime_checkable
+class SupportsInstantStatusReads(Protocol):
+    def status_reads_are_instant(self) -> bool:
+        """True if `connector_status` and `task_status` never wait on I/O or on another request.
+
+        Such reads only copy what the status store holds in memory, as Kafka's StandaloneHerder answers
+        them from its status backing store without the herder's lock. REST then calls them on its event
+        loop rather than its thread pool: each hop between threads waits for the interpreter lock, which
+        task threads hold most of the time under load.
         """
         ...

@@ -54,3 +54,12 @@ def tasks_of(tasks: Mapping[ConnectorTaskId, _V], connector: str) -> dict[int, _
     """The entries of one connector's tasks, by task number in order. Filters before it sorts: a
     cluster-wide status read calls this once per connector."""
     return dict(sorted((t.task, v) for t, v in tasks.items() if t.connector == connector))
+
+
+def tasks_by_connector(tasks: Mapping[ConnectorTaskId, _V]) -> dict[str, dict[int, _V]]:
+    """`tasks_of` for every connector at once, in one pass: what a read of all connectors' statuses
+    uses instead of filtering every task once per connector."""
+    grouped: dict[str, dict[int, _V]] = {}
+    for task, value in tasks.items():
+        grouped.setdefault(task.connector, {})[task.task] = value
+    return {connector: dict(sorted(by_number.items())) for connector, by_number in grouped.items()}

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from connect.runtime.info import InstanceStatus
-from connect.runtime.states import ConnectorTaskId, State, tasks_of
+from connect.runtime.states import ConnectorTaskId, State, tasks_by_connector, tasks_of
 
 
 class StatusListener(Protocol):
@@ -164,16 +164,18 @@ class MemoryStatusStore(StatusTransitions):
 
     def all(self) -> list[ConnectorStatusSnapshot]:
         """Every connector with a status or task statuses, sorted by name."""
+        snapshots = self.snapshots()
+        return [snapshots[name] for name in sorted(snapshots)]
+
+    def snapshots(self) -> dict[str, ConnectorStatusSnapshot]:
+        """Every connector with a status or task statuses, by name, as one consistent read."""
         with self._lock:
-            names = sorted(set(self._connectors) | {t.connector for t in self._tasks})
-            return [
-                ConnectorStatusSnapshot(
-                    name,
-                    self._connectors.get(name),
-                    tasks_of(self._tasks, name),
-                )
-                for name in names
-            ]
+            connectors = dict(self._connectors)
+            tasks = tasks_by_connector(self._tasks)
+        return {
+            name: ConnectorStatusSnapshot(name, connectors.get(name), tasks.get(name, {}))
+            for name in connectors.keys() | tasks.keys()
+        }
 
     def active_topics(self, connector: str) -> set[str]:
         with self._lock:

@@ -1,4 +1,7 @@
-"""`/connectors`: list, create, read, reconfigure and delete connectors, and read their tasks' configs."""
+"""`/connectors`: list, create, read, reconfigure and delete connectors, and read their tasks' configs.
+
+Answers are encoded once by `rest.wire`; the `response_model`s are for the OpenAPI docs.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +13,7 @@ from fastapi import APIRouter, Path, Query, Request, Response
 
 from connect.runtime.errors import BadRequestError
 from connect.runtime.states import TargetState
+from rest import wire
 from rest.deps import JSON_BODY, HerderDep
 from rest.errors import documented
 from rest.schemas import (
@@ -17,52 +21,43 @@ from rest.schemas import (
     ConnectorConfig,
     ConnectorExpansions,
     ConnectorInfo,
-    ConnectorStateInfo,
     CreateConnectorRequest,
     TaskInfo,
 )
+from rest.wire import JsonAnswer
 
 router = APIRouter(prefix="/connectors", tags=["connectors"], responses=documented(500))
 
 ConnectorName = Annotated[str, Path(description="The connector's name")]
 
 
-@router.get("")
+@router.get("", response_model=list[str] | dict[str, ConnectorExpansions])
 def list_connectors(
     herder: HerderDep,
     expand: Annotated[list[str] | None, Query(description="status and/or info; repeatable")] = None,
-) -> list[str] | dict[str, ConnectorExpansions]:
+) -> Response:
     """Connector names; with `expand=status` and/or `expand=info`, an object keyed by name."""
     if expand is None:
-        return herder.connectors()
+        return JsonAnswer(herder.connectors())
     wanted = {part.strip() for value in expand for part in value.split(",")}
     overviews = herder.connector_overviews("status" in wanted, "info" in wanted)
-    return {
-        name: ConnectorExpansions(
-            status=ConnectorStateInfo.of(status) if status is not None else None,
-            info=ConnectorInfo.of(info) if info is not None else None,
-        )
-        for name, (status, info) in overviews.items()
-    }
+    return JsonAnswer({name: wire.connector_expansions(status, info) for name, (status, info) in overviews.items()})
 
 
-@router.post("", status_code=201, dependencies=JSON_BODY, responses=documented(400, 409))
-def create_connector(
-    body: CreateConnectorRequest, herder: HerderDep, request: Request, response: Response
-) -> ConnectorInfo:
+@router.post("", status_code=201, response_model=ConnectorInfo, dependencies=JSON_BODY, responses=documented(400, 409))
+def create_connector(body: CreateConnectorRequest, herder: HerderDep, request: Request) -> Response:
     """Create a connector; 201 with `Location: /connectors/{name}`, 409 if the name is taken."""
     name = (body.name or "").strip()
     initial_state = _initial_state(body.initial_state)
     config = _with_name(name, body.config)
     _, info = herder.put_connector_config(name, config, allow_replace=False, initial_state=initial_state)
-    response.headers["Location"] = _location(request, name)
-    return ConnectorInfo.of(info)
+    return JsonAnswer(wire.connector_info(info), status_code=201, headers={"Location": _location(request, name)})
 
 
-@router.get("/{connector}", responses=documented(404))
-def get_connector(connector: ConnectorName, herder: HerderDep) -> ConnectorInfo:
+@router.get("/{connector}", response_model=ConnectorInfo, responses=documented(404))
+def get_connector(connector: ConnectorName, herder: HerderDep) -> Response:
     """The connector's config, task ids and type."""
-    return ConnectorInfo.of(herder.connector_info(connector))
+    return JsonAnswer(wire.connector_info(herder.connector_info(connector)))
 
 
 @router.delete("/{connector}", status_code=204, responses=documented(404, 409))
@@ -71,44 +66,50 @@ def delete_connector(connector: ConnectorName, herder: HerderDep) -> None:
     herder.delete_connector(connector)
 
 
-@router.get("/{connector}/config", responses=documented(404))
-def get_connector_config(connector: ConnectorName, herder: HerderDep) -> dict[str, str]:
+@router.get("/{connector}/config", response_model=dict[str, str], responses=documented(404))
+def get_connector_config(connector: ConnectorName, herder: HerderDep) -> Response:
     """The connector's config exactly as submitted (references unresolved)."""
-    return dict(herder.connector_config(connector))
+    return JsonAnswer(dict(herder.connector_config(connector)))
 
 
 @router.put(
     "/{connector}/config",
     dependencies=JSON_BODY,
+    response_model=ConnectorInfo,
     responses={201: {"model": ConnectorInfo, "description": "Created"}, **documented(400, 409)},
 )
 def put_connector_config(
-    connector: ConnectorName, config: ConnectorConfig, herder: HerderDep, request: Request, response: Response
-) -> ConnectorInfo:
+    connector: ConnectorName, config: ConnectorConfig, herder: HerderDep, request: Request
+) -> Response:
     """Create (201) or replace (200) the connector's config."""
     created, info = herder.put_connector_config(connector, _with_name(connector, config), allow_replace=True)
     if created:
-        response.status_code = 201
-        response.headers["Location"] = _location(request, connector)
-    return ConnectorInfo.of(info)
+        return JsonAnswer(
+            wire.connector_info(info), status_code=201, headers={"Location": _location(request, connector)}
+        )
+    return JsonAnswer(wire.connector_info(info))
 
 
-@router.patch("/{connector}/config", dependencies=JSON_BODY, responses=documented(400, 404, 409))
-def patch_connector_config(connector: ConnectorName, patch: ConfigPatch, herder: HerderDep) -> ConnectorInfo:
+@router.patch(
+    "/{connector}/config", response_model=ConnectorInfo, dependencies=JSON_BODY, responses=documented(400, 404, 409)
+)
+def patch_connector_config(connector: ConnectorName, patch: ConfigPatch, herder: HerderDep) -> Response:
     """Merge keys into the connector's config; a null value removes the key."""
-    return ConnectorInfo.of(herder.patch_connector_config(connector, patch))
+    return JsonAnswer(wire.connector_info(herder.patch_connector_config(connector, patch)))
 
 
-@router.get("/{connector}/tasks", responses=documented(404))
-def get_task_configs(connector: ConnectorName, herder: HerderDep) -> list[TaskInfo]:
+@router.get("/{connector}/tasks", response_model=list[TaskInfo], responses=documented(404))
+def get_task_configs(connector: ConnectorName, herder: HerderDep) -> Response:
     """The connector's tasks with their configs."""
-    return [TaskInfo.of(task) for task in herder.task_configs(connector)]
+    return JsonAnswer([wire.task_info(task) for task in herder.task_configs(connector)])
 
 
-@router.get("/{connector}/tasks-config", deprecated=True, responses=documented(404))
-def get_tasks_config(connector: ConnectorName, herder: HerderDep) -> dict[str, dict[str, str]]:
+@router.get(
+    "/{connector}/tasks-config", response_model=dict[str, dict[str, str]], deprecated=True, responses=documented(404)
+)
+def get_tasks_config(connector: ConnectorName, herder: HerderDep) -> Response:
     """The tasks' configs keyed by task id (deprecated in Kafka 3.7; use `/tasks`)."""
-    return {str(task.id): dict(task.config) for task in herder.task_configs(connector)}
+    return JsonAnswer({str(task.id): dict(task.config) for task in herder.task_configs(connector)})
 
 
 def _initial_state(text: str | None) -> TargetState | None:

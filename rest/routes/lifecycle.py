@@ -1,4 +1,7 @@
-"""Connector and task state: status, restart, pause, resume and stop."""
+"""Connector and task state: status, restart, pause, resume and stop.
+
+Answers are encoded once by `rest.wire`; the `response_model`s are for the OpenAPI docs.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +11,12 @@ from fastapi import APIRouter, Path, Query, Response
 
 from connect.runtime.info import RestartRequest
 from connect.runtime.states import ConnectorTaskId
+from rest import wire
 from rest.deps import HerderDep
 from rest.errors import documented
 from rest.schemas import ConnectorStateInfo, TaskState
+from rest.status_reads import read_status
+from rest.wire import JsonAnswer
 
 router = APIRouter(prefix="/connectors", tags=["lifecycle"], responses=documented(500))
 
@@ -18,16 +24,18 @@ ConnectorName = Annotated[str, Path(description="The connector's name")]
 TaskNumber = Annotated[int, Path(description="The task's number, from 0")]
 
 
-@router.get("/{connector}/status", responses=documented(404))
-def get_connector_status(connector: ConnectorName, herder: HerderDep) -> ConnectorStateInfo:
+@router.get("/{connector}/status", response_model=ConnectorStateInfo, responses=documented(404))
+async def get_connector_status(connector: ConnectorName, herder: HerderDep) -> Response:
     """State and worker of the connector and of each of its tasks."""
-    return ConnectorStateInfo.of(herder.connector_status(connector))
+    status = await read_status(herder, lambda: herder.connector_status(connector))
+    return JsonAnswer(wire.connector_state_info(status))
 
 
-@router.get("/{connector}/tasks/{task}/status", responses=documented(404))
-def get_task_status(connector: ConnectorName, task: TaskNumber, herder: HerderDep) -> TaskState:
+@router.get("/{connector}/tasks/{task}/status", response_model=TaskState, responses=documented(404))
+async def get_task_status(connector: ConnectorName, task: TaskNumber, herder: HerderDep) -> Response:
     """State and worker of one task."""
-    return TaskState.of(herder.task_status(ConnectorTaskId(connector, task)))
+    status = await read_status(herder, lambda: herder.task_status(ConnectorTaskId(connector, task)))
+    return JsonAnswer(wire.task_state(status))
 
 
 @router.post("/{connector}/tasks/{task}/restart", status_code=204, responses=documented(404, 409))
@@ -47,13 +55,13 @@ def restart_connector(
     herder: HerderDep,
     include_tasks: Annotated[bool, Query(alias="includeTasks")] = False,
     only_failed: Annotated[bool, Query(alias="onlyFailed")] = False,
-) -> ConnectorStateInfo | Response:
+) -> Response:
     """Restart the connector (204); with `includeTasks`/`onlyFailed`, 202 and what is being restarted."""
     request = RestartRequest(connector, only_failed=only_failed, include_tasks=include_tasks)
     planned = herder.restart_connector(request)
     if request.legacy or planned is None:
         return Response(status_code=204)
-    return ConnectorStateInfo.of(planned)
+    return JsonAnswer(wire.connector_state_info(planned), status_code=202)
 
 
 @router.put("/{connector}/pause", status_code=202, response_class=Response, responses=documented(404))

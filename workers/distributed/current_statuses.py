@@ -26,6 +26,8 @@ class StatusEntries(Protocol):
 
     def connector_entries(self, connector: str) -> tuple[StatusEntry | None, dict[int, StatusEntry]]: ...
 
+    def all_entries(self) -> tuple[dict[str, StatusEntry], dict[str, dict[int, StatusEntry]]]: ...
+
     def task_entry(self, task: ConnectorTaskId) -> StatusEntry | None: ...
 
     def active_topics(self, connector: str) -> set[str]: ...
@@ -44,15 +46,15 @@ class CurrentStatuses:
         """The statuses of the connector as configured in `config` (default: the config log as read so far)."""
         config = config if config is not None else self._snapshot()
         entry, tasks = self._store.connector_entries(connector)
-        return ConnectorStatusSnapshot(
-            connector,
-            _current(entry, config.removal_offset(connector)),
-            {
-                n: status
-                for n, task_entry in tasks.items()
-                if (status := _current(task_entry, config.removal_offset(connector, n))) is not None
-            },
-        )
+        return _current_snapshot(connector, entry, tasks, config)
+
+    def connector_snapshots(self, config: ClusterConfigState) -> dict[str, ConnectorStatusSnapshot]:
+        """`connector_snapshot` of every connector `config` holds, from one read of the store."""
+        connectors, tasks = self._store.all_entries()
+        return {
+            name: _current_snapshot(name, connectors.get(name), tasks.get(name, {}), config)
+            for name in config.connectors()
+        }
 
     def task_status(self, task: ConnectorTaskId, config: ClusterConfigState | None = None) -> InstanceStatus | None:
         config = config if config is not None else self._snapshot()
@@ -63,6 +65,20 @@ class CurrentStatuses:
 
     def reset_active_topics(self, connector: str) -> None:
         self._store.reset_active_topics(connector)
+
+
+def _current_snapshot(
+    connector: str, entry: StatusEntry | None, tasks: dict[int, StatusEntry], config: ClusterConfigState
+) -> ConnectorStatusSnapshot:
+    return ConnectorStatusSnapshot(
+        connector,
+        _current(entry, config.removal_offset(connector)),
+        {
+            n: status
+            for n, task_entry in tasks.items()
+            if (status := _current(task_entry, config.removal_offset(connector, n))) is not None
+        },
+    )
 
 
 def _current(entry: StatusEntry | None, removed_at: int) -> InstanceStatus | None:

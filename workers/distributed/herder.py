@@ -41,6 +41,7 @@ from connect.runtime.kafka_clients import KafkaClients
 from connect.runtime.loggers import level_name, parse_level
 from connect.runtime.plugins import PluginRegistry
 from connect.runtime.states import ConnectorTaskId, TargetState
+from connect.runtime.status import ConnectorStatusSnapshot
 from connect.runtime.stores import ClusterConfigState, ConfigLog, KafkaOffsetStore, KafkaStatusStore
 from connect.runtime.worker_config import WorkerConfig
 from workers.common.health import HEALTHY, STARTING
@@ -101,24 +102,28 @@ class DistributedHerder(BaseHerder):
         return [TaskInfo(task, dict(snapshot.task_config(task) or {})) for task in snapshot.tasks(name)]
 
     def connector_status(self, name: str) -> ConnectorStateInfo:
-        return self._status_in(self._snapshot(), name)
+        snapshot = self._snapshot()
+        return self._status_in(snapshot, name, self._statuses.connector_snapshot(name, snapshot))
 
     def connector_overviews(self, status: bool, info: bool) -> dict[str, ConnectorOverview]:
-        # One read barrier for all of them: each costs a round trip to the broker.
+        # One read barrier for all of them (each costs a round trip to the broker), and one read of the
+        # status store rather than one per connector.
         snapshot = self._snapshot()
+        statuses = self._statuses.connector_snapshots(snapshot) if status else {}
         overviews: dict[str, ConnectorOverview] = {}
         for name in snapshot.connectors():
             try:
                 overviews[name] = (
-                    self._status_in(snapshot, name) if status else None,
+                    self._status_in(snapshot, name, statuses[name]) if status else None,
                     self._info(snapshot, name) if info else None,
                 )
             except NotFoundError:
                 continue  # no status yet: Kafka leaves it out of the list too
         return overviews
 
-    def _status_in(self, snapshot: ClusterConfigState, name: str) -> ConnectorStateInfo:
-        statuses = self._statuses.connector_snapshot(name, snapshot)
+    def _status_in(
+        self, snapshot: ClusterConfigState, name: str, statuses: ConnectorStatusSnapshot
+    ) -> ConnectorStateInfo:
         if not snapshot.contains(name) or statuses.connector is None:
             raise NotFoundError(f"No status found for connector {name}")
         count = snapshot.task_count(name)

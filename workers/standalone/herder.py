@@ -28,7 +28,7 @@ from typing import TypeVar
 from connect.api.errors import AlreadyExistsError, ConnectError, NotFoundError
 from connect.runtime.connector_config import ConnectorSettings
 from connect.runtime.errors import RequestTimeoutError
-from connect.runtime.herder import ConnectorOverview, overviews_one_by_one
+from connect.runtime.herder import ConnectorOverview
 from connect.runtime.info import (
     ConnectorInfo,
     ConnectorStateInfo,
@@ -152,8 +152,26 @@ class StandaloneHerder(BaseHerder):
         tasks = [TaskStateInfo(task, status) for task, status in sorted(snapshot.tasks.items())]
         return ConnectorStateInfo(name, snapshot.connector, tasks, self._type_of(name))
 
+    def status_reads_are_instant(self) -> bool:
+        # connector_status and task_status read the status store's memory and never take the herder lock.
+        return True
+
     def connector_overviews(self, status: bool, info: bool) -> dict[str, ConnectorOverview]:
-        return overviews_one_by_one(self, status, info)
+        # One hold of the herder lock and one read of the status store for all connectors, rather than
+        # one of each per connector: a herder busy with a write would make every round trip wait.
+        infos = self._locked(lambda: [self._connector_info(name) for name in self._configs.connectors()])
+        statuses = self._statuses.snapshots() if status else {}
+        overviews: dict[str, ConnectorOverview] = {}
+        for connector in infos:
+            state = None
+            if status:
+                snapshot = statuses.get(connector.name)
+                if snapshot is None or snapshot.connector is None:
+                    continue  # no status yet: Kafka leaves it out of the list too
+                tasks = [TaskStateInfo(task, task_status) for task, task_status in snapshot.tasks.items()]
+                state = ConnectorStateInfo(connector.name, snapshot.connector, tasks, connector.type)
+            overviews[connector.name] = (state, connector if info else None)
+        return overviews
 
     def task_status(self, task: ConnectorTaskId) -> TaskStateInfo:
         status = self._statuses.task_status(task)

@@ -34,7 +34,7 @@ from connect.api.errors import ConnectError, RetriableError
 from connect.runtime.info import InstanceStatus
 from connect.runtime.kafka_clients import KafkaClients
 from connect.runtime.kafka_log import KafkaLog
-from connect.runtime.states import ConnectorTaskId, State, tasks_of
+from connect.runtime.states import ConnectorTaskId, State, tasks_by_connector, tasks_of
 from connect.runtime.status import ConnectorStatusSnapshot, StatusTransitions
 from connect.runtime.stores import status_records as records
 from connect.runtime.stores.config_records import parse_task_id
@@ -143,6 +143,12 @@ class KafkaStatusStore(StatusTransitions):
         with self._lock:
             tasks = tasks_of(self._tasks, connector)
             return self._connectors.get(connector), tasks
+
+    def all_entries(self) -> tuple[dict[str, StatusEntry], dict[str, dict[int, StatusEntry]]]:
+        """Every connector's status, and its tasks' by task number, with their generations, as one read:
+        `connector_entries` for all connectors at once."""
+        with self._lock:
+            return dict(self._connectors), tasks_by_connector(self._tasks)
 
     def task_statuses(self, connector: str) -> dict[int, InstanceStatus]:
         with self._lock:

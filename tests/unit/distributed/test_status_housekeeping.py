@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Collection
 
 from connect.runtime.info import InstanceStatus
-from connect.runtime.states import ConnectorTaskId, State
+from connect.runtime.states import ConnectorTaskId, State, tasks_by_connector
 from connect.runtime.stores import ClusterConfigState, ConfigLogState, StatusEntry, StoredStatuses, TopicStatus
 from connect.runtime.stores import config_records as records
 from workers.distributed.current_statuses import CurrentStatuses
@@ -86,6 +86,9 @@ class Store:
 
     def connector_entries(self, connector: str) -> tuple[StatusEntry | None, dict[int, StatusEntry]]:
         return self.connectors.get(connector), {t.task: e for t, e in self.tasks.items() if t.connector == connector}
+
+    def all_entries(self) -> tuple[dict[str, StatusEntry], dict[str, dict[int, StatusEntry]]]:
+        return dict(self.connectors), tasks_by_connector(self.tasks)
 
     def task_entry(self, task: ConnectorTaskId) -> StatusEntry | None:
         return self.tasks.get(task)
@@ -168,6 +171,7 @@ def test_statuses_older_than_a_units_removal_are_not_shown() -> None:
 
     assert snapshot.connector is None
     assert snapshot.tasks == {0: InstanceStatus(State.RUNNING, NEW)}
+    assert statuses.connector_snapshots(log.snapshot()) == {"c": snapshot}
     assert statuses.task_status(task("c", 1)) is None
     assert statuses.task_status(task("c", 0)) == InstanceStatus(State.RUNNING, NEW)
 
@@ -182,3 +186,18 @@ def test_a_task_dropped_and_added_back_hides_its_old_status_until_it_writes_agai
 
     assert statuses.task_status(task("c", 1)) is None
     assert statuses.connector_snapshot("c").tasks == {}
+
+
+def test_all_connectors_snapshots_are_each_connectors_snapshot() -> None:
+    log, store = ConfigLog(), Store()
+    log.connector("a", tasks=1)
+    log.connector("b", tasks=2)
+    store.status("a", State.RUNNING, 3)
+    store.status(task("b", 1), State.FAILED, 3)
+    store.status(task("a", 0), State.PAUSED, 3)
+    store.status("gone", State.RUNNING, 3)  # no config: not shown
+    statuses = CurrentStatuses(store, log.snapshot)
+
+    snapshots = statuses.connector_snapshots(log.snapshot())
+
+    assert snapshots == {name: statuses.connector_snapshot(name) for name in ("a", "b")}

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 
-from connect.runtime.info import RestartRequest
+from connect.runtime.info import ConnectorStateInfo, RestartRequest, TaskStateInfo
 from connect.runtime.states import ConnectorTaskId
+from tests.support.fake_herder import FakeHerder
 from tests.support.rest_harness import RestHarness, file_source_config, rest_harness
 
 WORKER = "127.0.0.1:8083"
@@ -30,6 +33,51 @@ def test_status_shape_omits_empty_trace(rest: RestHarness) -> None:
             {"id": 1, "state": "RUNNING", "worker_id": WORKER},
         ],
         "type": "source",
+    }
+
+
+class ThreadRecordingHerder(FakeHerder):
+    """Remembers the threads its status reads ran on."""
+
+    def __init__(self, *, instant: bool) -> None:
+        super().__init__()
+        self.instant = instant
+        self.status_threads: list[threading.Thread] = []
+
+    def connector_status(self, name: str) -> ConnectorStateInfo:
+        self.status_threads.append(threading.current_thread())
+        return super().connector_status(name)
+
+    def task_status(self, task: ConnectorTaskId) -> TaskStateInfo:
+        self.status_threads.append(threading.current_thread())
+        return super().task_status(task)
+
+
+class InstantStatusHerder(ThreadRecordingHerder):
+    def status_reads_are_instant(self) -> bool:
+        return self.instant
+
+
+@pytest.mark.parametrize(
+    ("herder", "on_event_loop"),
+    [
+        (InstantStatusHerder(instant=True), True),
+        (InstantStatusHerder(instant=False), False),
+        (ThreadRecordingHerder(instant=True), False),
+    ],
+)
+def test_status_reads_run_on_the_event_loop_only_if_the_herder_says_they_never_wait(
+    herder: ThreadRecordingHerder, on_event_loop: bool
+) -> None:
+    rest = rest_harness(herder)
+    assert rest.client.post("/connectors", json={"name": "src", "config": file_source_config()}).status_code == 201
+    assert rest.client.get("/connectors/src/status").json()["name"] == "src"
+    assert rest.client.get("/connectors/src/tasks/0/status").json()["id"] == 0
+    # The in-process client runs the app's event loop on this thread.
+    assert [thread is threading.current_thread() for thread in herder.status_threads] == [on_event_loop] * 2
+    assert rest.client.get("/connectors/nope/status").json() == {
+        "error_code": 404,
+        "message": "No status found for connector nope",
     }
 
 

@@ -47,6 +47,20 @@ def test_task_statuses_by_connector_and_deletion() -> None:
     assert store.connector_status("c") is None and store.task_statuses("c") == {}
 
 
+def test_snapshots_read_every_connector_at_once_as_connector_snapshot_does() -> None:
+    store = MemoryStatusStore("w:8083")
+    for task in (ConnectorTaskId("b", 10), ConnectorTaskId("b", 2), T1, T0, ConnectorTaskId("tasks-only", 0)):
+        store.on_task_startup(task)
+    store.on_connector_startup("c")
+    store.on_connector_pause("b")
+    store.on_connector_startup("no-tasks")
+    snapshots = store.snapshots()
+    assert sorted(snapshots) == ["b", "c", "no-tasks", "tasks-only"]
+    for name, snapshot in snapshots.items():
+        assert snapshot == store.connector_snapshot(name)
+    assert list(snapshots["b"].tasks) == [2, 10]
+
+
 def test_topic_tracking_and_reset() -> None:
     store = MemoryStatusStore("w:8083")
     store.on_topic_used(T0, "a")
