@@ -165,6 +165,30 @@ class JsonConverter(Converter, HeaderConverter):
             raise _serialization_error(exc) from exc
         return entry.prefix + payload + b"}" if self.schemas_enabled else payload
 
+    def from_connect_data_batch(
+        self, topic: str, schema: Schema | None, values: Sequence[Any], headers: Sequence[Headers] | None = None
+    ) -> list[bytes | None]:
+        """`from_connect_data` for a column: the schema's cached encoder and envelope prefix are looked up
+        once, not per value (JSON ignores headers)."""
+        if type(self).from_connect_data is not JsonConverter.from_connect_data:
+            return super().from_connect_data_batch(topic, schema, values, headers)  # a subclass's own conversion
+        envelope = self.schemas_enabled
+        if schema is None:
+            dumps_schemaless = _dumps_schemaless
+            if envelope:
+                return [None if v is None else _NULL_SCHEMA_PREFIX + dumps_schemaless(v) + b"}" for v in values]
+            return [None if v is None else dumps_schemaless(v) for v in values]
+        entry = self._encode_entry(schema)
+        encoder = entry.encoder
+        dumps = orjson.dumps
+        try:
+            if envelope:
+                prefix = entry.prefix
+                return [prefix + dumps(encoder(v)) + b"}" for v in values]
+            return [dumps(encoder(v)) for v in values]
+        except TypeError as exc:
+            raise _serialization_error(exc) from exc
+
     def from_connect_batch(self, topic: str, items: Sequence[tuple[Schema | None, Any]]) -> list[bytes | None]:
         """`from_connect_data` for many (schema, value) pairs at once."""
         convert = self.from_connect_data
