@@ -1,9 +1,11 @@
 """Which source offsets may be committed: those Kafka acknowledged, in order per source partition.
 
-A source task sends each poll batch as one `SubmittedBatch`, which remembers, per source partition,
-the offset of the batch's last record of that partition. For a source partition the committable
-offset is the one of the newest batch such that it and every earlier batch holding that partition are
-complete: every record acknowledged by Kafka, or dropped by a transform or the error policy.
+A source task sends each poll batch as one `SubmittedBatch`, which remembers, per source partition, the
+offset of the batch's last record of that partition (`submit` for records; `submit_batches` for the
+`SourceRecordBatch`es of one poll, which reads only each batch's last offset). For a source partition
+the committable offset is the one of the newest batch such that it and every earlier batch holding that
+partition are complete: every record acknowledged by Kafka, or dropped by a transform or the error
+policy.
 
 A batch completes in one of two ways:
 - per record: the producer's delivery callback calls `ack()` for each record (tasks that override
@@ -22,9 +24,10 @@ it is the only caller of the producer's `poll`/`flush`.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
+from connect.api.batch import SourceRecordBatch
 from connect.api.records import SourceOffset, SourceRecord
 from connect.runtime.offsets.codec import encode_key, encode_offset
 
@@ -68,6 +71,25 @@ class SubmittedRecords:
                 last_key = None if partition is None else encode_key(connector, partition)
             if last_key is not None:
                 latest[last_key] = record.source_offset
+        return self._track(latest, outstanding)
+
+    def submit_batches(self, batches: Sequence[SourceRecordBatch], outstanding: int) -> SubmittedBatch:
+        """Track one poll's batches as one submitted batch, of which `outstanding` records go to Kafka."""
+        connector = self.connector
+        latest: dict[bytes, SourceOffset | None] = {}
+        last_partition: Any = None
+        last_key: bytes | None = None
+        for batch in batches:
+            partition = batch.source_partition
+            if partition is None or not batch.values:
+                continue
+            if partition is not last_partition:
+                last_partition = partition
+                last_key = encode_key(connector, partition)
+            latest[last_key] = batch.last_source_offset  # type: ignore[index]  # set with last_partition
+        return self._track(latest, outstanding)
+
+    def _track(self, latest: dict[bytes, SourceOffset | None], outstanding: int) -> SubmittedBatch:
         batch = SubmittedBatch(latest, outstanding)
         pending = self._pending
         for key, offset in latest.items():
