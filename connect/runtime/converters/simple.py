@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import codecs
 from collections.abc import Mapping, Sequence
+from itertools import repeat
 from typing import Any
 
 from connect.api.config import ConfigDef, ConfigType, Importance, Width, invalid_value
@@ -84,7 +85,11 @@ class StringConverter(Converter, HeaderConverter):
         encoding = self.encoding
         convert = self.from_connect_data
         try:
-            # The encoding looked up once, and strings (nearly always all of them) encoded without a call.
+            try:
+                # All strings (the usual column): encoded by map in C, about twice as fast as a comprehension.
+                return list(map(str.encode, values, repeat(encoding)))
+            except TypeError:
+                pass  # a None or a non-string among them
             return [
                 value.encode(encoding) if value.__class__ is str else convert(topic, schema, value) for value in values
             ]

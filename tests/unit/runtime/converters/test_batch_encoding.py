@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
 import pytest
 
 from connect.api import DataError, Schema
@@ -25,6 +26,10 @@ CASES: list[tuple[Converter, Schema | None, list[Any]]] = [
     (configured(JsonConverter(), **{"schemas.enable": False}), POINT, [Struct(POINT, {"x": 2})]),
     (configured(JsonConverter()), None, [{"a": [1, 2]}, None, "s", 3]),
     (configured(JsonConverter(), **{"schemas.enable": False}), None, [{"a": 1}, None]),
+    # Values whose JSON holds the ",\n," the one-call serialization splits at, escaped or (a Fragment) raw.
+    (configured(JsonConverter()), None, ["a,\n,b", {"k": "x\ny"}, orjson.Fragment(b"[1,\n,2]"), 4]),
+    (configured(JsonConverter()), None, [{1: "a map with a non-string key"}, {"b": 2}]),
+    (configured(JsonConverter()), STRING_SCHEMA, ["one", "two,\n,three"]),
     (configured(StringConverter()), STRING_SCHEMA, ["a", "é", None, 5, True]),
     (configured(StringConverter(), **{"converter.encoding": "latin-1"}), None, ["é"]),
     (configured(ByteArrayConverter()), BYTES_SCHEMA, [b"a", None, bytearray(b"b")]),
