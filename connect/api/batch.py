@@ -188,11 +188,13 @@ class SourceRecordBatch(Sequence[SourceRecord]):
         headers: Sequence[Headers] | None = None,
     ) -> None:
         count = len(values)
-        for name, column in (("keys", keys), ("source_offsets", source_offsets), ("timestamps", timestamps)):
-            if column is not None and len(column) != count:
-                raise ValueError(f"{name} has {len(column)} entries for {count} values")
-        if headers is not None and len(headers) != count:
-            raise ValueError(f"headers has {len(headers)} entries for {count} values")
+        if (
+            (keys is not None and len(keys) != count)
+            or (source_offsets is not None and len(source_offsets) != count)
+            or (timestamps is not None and len(timestamps) != count)
+            or (headers is not None and len(headers) != count)
+        ):
+            _refuse_lengths(count, keys=keys, source_offsets=source_offsets, timestamps=timestamps, headers=headers)
         self.topic = topic
         self.values = values
         self.value_schema = value_schema
@@ -281,6 +283,12 @@ class SourceRecordBatch(Sequence[SourceRecord]):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.topic}, {len(self.values)} records, from {self.source_partition})"
+
+
+def _refuse_lengths(count: int, **columns: Sequence[Any] | None) -> None:
+    for name, column in columns.items():
+        if column is not None and len(column) != count:
+            raise ValueError(f"{name} has {len(column)} entries for {count} values")
 
 
 def _same_batch(first: SourceRecord, other: SourceRecord) -> bool:

@@ -309,7 +309,8 @@ class WorkerSourceTask(WorkerTask):
 
     def send_columns(self, batches: Sequence[SourceRecordBatch]) -> None:
         """Convert and produce one poll's batches column by column, tracked as one submitted batch."""
-        submitted = self.submitted.submit_batches(batches, count_records(batches))
+        count = len(batches[0].values) if len(batches) == 1 else count_records(batches)
+        submitted = self.submitted.submit_batches(batches, count)
         on_delivery = self._batch_callback(submitted)
         try:
             for batch in batches:
