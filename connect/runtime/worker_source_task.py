@@ -229,8 +229,10 @@ class WorkerSourceTask(WorkerTask):
     def send_batch(self, polled: Sequence[SourceRecord]) -> None:
         """Transform, convert and produce one poll batch (public for tests and benchmarks)."""
         if polled and isinstance(polled[0], SourceRecordBatch):
-            self.send_columns(polled)  # the loop polled batches
-            return
+            if self._sends_columns():
+                self.send_columns(polled)  # a list of batches, as the loop polled them
+                return
+            polled = as_records(polled) or []  # transforms or commit_record need the records
         if self._per_record_callbacks:
             self._send_with_record_callbacks(polled)
             return

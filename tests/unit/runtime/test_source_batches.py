@@ -221,3 +221,31 @@ def test_a_batch_without_source_partition_stores_no_offset() -> None:
     assert [p.value for p in h.producer.sent] == [b"x"]
     assert h.runner.submitted.pending_partitions() == 0
     assert h.runner.offset_commits == 0
+
+
+class RefusingProducer(FakeProducer):
+    """Raises (as librdkafka does for a message too large) on produce of one value."""
+
+    def produce(self, topic: str, value: Any = None, *args: Any, **kwargs: Any) -> None:
+        if value == b"too large":
+            raise ValueError("Broker: Message size too large")
+        super().produce(topic, value, *args, **kwargs)
+
+
+def test_a_record_produce_refuses_is_redone_alone_under_the_error_policy() -> None:
+    h = Harness(tolerance=ErrorTolerance.ALL)
+    h.producer = RefusingProducer(failure_reports_only=True)
+    h.runner.producer = h.producer
+    h.runner.send_columns([lines(1, "a", "too large", "c")])
+    assert h.runner.commit_offsets()
+    assert [p.value for p in h.producer.sent] == [b"a", b"c"]
+    assert h.offset() == {"line": 3}
+    assert h.runner.pipeline.errors.counters.total_records_skipped == 1
+
+
+def test_batches_handed_to_send_batch_go_through_the_transformation_chain() -> None:
+    h = Harness(transformer=DropTransformer())
+    h.runner.send_batch([lines(1, "x", "drop")])  # type: ignore[list-item]
+    h.runner.commit_offsets()
+    assert [p.value for p in h.producer.sent] == [b"X"]
+    assert h.offset() == {"line": 2}
