@@ -4,7 +4,7 @@ Small on purpose and pinned by `tests/unit/api/test_surface.py`: a name added he
 Lifecycles are documented in the class docstrings of `Connector`, `SourceTask` and `SinkTask`.
 """
 
-from connect.api.batch import RecordListBatch, SinkRecordBatch
+from connect.api.batch import RecordListBatch, SinkRecordBatch, SourceRecordBatch
 from connect.api.config import (
     NO_DEFAULT,
     Config,
@@ -115,6 +115,7 @@ __all__ = [
     "SourceOffset",
     "SourcePartition",
     "SourceRecord",
+    "SourceRecordBatch",
     "SourceTask",
     "SourceTaskContext",
     "Struct",

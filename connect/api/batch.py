@@ -1,10 +1,17 @@
-"""Consumed records column by column, for sinks that write columns (`SinkTask.put_batches`).
+"""Records column by column: consumed ones for sinks that write columns (`SinkTask.put_batches`), and
+polled ones for sources that read many records at once (`SourceTask.poll_batches`).
 
 A sink that turns records into columns (Parquet, Arrow, a database's bulk load) needs the values of a
 partition as one list, not a `SinkRecord` object per message: building those objects, and reading
 their fields back into lists, cost a Parquet sink more of its task thread than its JSON parser.
 A `SinkRecordBatch` holds consecutive records of one topic partition as lists; a `SinkRecord` is built
 only for a record that needs one (an error report, a partitioner that reads headers).
+
+A `SourceRecordBatch` is the other direction: a source task hands the runtime a run of records of one
+topic and one source partition as lists, and the runtime converts each column with one converter call
+(`Converter.from_connect_data_batch`) and tracks one source offset per batch, the last one, since that
+is all Kafka Connect ever commits for a source partition. `SourceRecord`s are built only where a record
+is needed: a transformation chain, a task that overrides `commit_record`, a record that fails.
 """
 
 from __future__ import annotations
@@ -14,7 +21,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any, overload
 
 from connect.api.data import Schema
-from connect.api.records import SinkRecord, TopicPartition
+from connect.api.records import Headers, SinkRecord, SourceOffset, SourcePartition, SourceRecord, TopicPartition
 
 
 class SinkRecordBatch(Sequence[SinkRecord], abc.ABC):
@@ -117,3 +124,178 @@ class RecordListBatch(SinkRecordBatch):
 
     def record(self, index: int) -> SinkRecord:
         return self._records[index]
+
+
+class SourceRecordBatch(Sequence[SourceRecord]):
+    """Consecutive records a source task read, as columns: one topic, one source partition, one schema each
+    for keys and values. What `SourceTask.poll_batches` returns a list of.
+
+    Columns are sequences in record order, all as long as `values`; None for an optional column means
+    "None for every record" (no key, no timestamp, no headers). `source_offsets` holds each record's
+    offset, but the runtime reads only the last one unless it builds records (see the module docstring),
+    so a task may pass a lazy sequence that computes an offset when indexed. Indexing and iterating give
+    `SourceRecord`s, built on demand. The runtime reads a batch only during the `poll_batches` call's
+    iteration of the loop and the records it builds from it: do not change the lists afterwards.
+    """
+
+    __slots__ = (
+        "_records",
+        "headers",
+        "kafka_partition",
+        "key_schema",
+        "keys",
+        "source_offsets",
+        "source_partition",
+        "timestamps",
+        "topic",
+        "value_schema",
+        "values",
+    )
+
+    topic: str
+    """The topic every record goes to."""
+    values: Sequence[Any]
+    """Each value, as the value converter takes it."""
+    value_schema: Schema | None
+    """The schema of every value (None: schemaless)."""
+    keys: Sequence[Any] | None
+    """Each key, or None: no record has a key."""
+    key_schema: Schema | None
+    """The schema of every key (None: schemaless)."""
+    source_partition: SourcePartition | None
+    """Where every record came from (None: the source keeps no offsets)."""
+    source_offsets: Sequence[SourceOffset | None] | None
+    """Each record's source offset (None: none has one); the last is the one stored."""
+    kafka_partition: int | None
+    """The Kafka partition of every record; None lets the producer's partitioner choose (by key)."""
+    timestamps: Sequence[int | None] | None
+    """Each record's timestamp in epoch ms, or None: none has one."""
+    headers: Sequence[Headers] | None
+    """Each record's headers, or None: no record has any."""
+
+    def __init__(
+        self,
+        topic: str,
+        values: Sequence[Any],
+        value_schema: Schema | None = None,
+        *,
+        keys: Sequence[Any] | None = None,
+        key_schema: Schema | None = None,
+        source_partition: SourcePartition | None = None,
+        source_offsets: Sequence[SourceOffset | None] | None = None,
+        kafka_partition: int | None = None,
+        timestamps: Sequence[int | None] | None = None,
+        headers: Sequence[Headers] | None = None,
+    ) -> None:
+        count = len(values)
+        if (
+            (keys is not None and len(keys) != count)
+            or (source_offsets is not None and len(source_offsets) != count)
+            or (timestamps is not None and len(timestamps) != count)
+            or (headers is not None and len(headers) != count)
+        ):
+            _refuse_lengths(count, keys=keys, source_offsets=source_offsets, timestamps=timestamps, headers=headers)
+        self.topic = topic
+        self.values = values
+        self.value_schema = value_schema
+        self.keys = keys
+        self.key_schema = key_schema
+        self.source_partition = source_partition
+        self.source_offsets = source_offsets
+        self.kafka_partition = kafka_partition
+        self.timestamps = timestamps
+        self.headers = headers
+        self._records: Sequence[SourceRecord] | None = None
+
+    @classmethod
+    def of_records(cls, records: Sequence[SourceRecord]) -> list[SourceRecordBatch]:
+        """`records` as batches, one per run of records alike in topic, source partition, Kafka partition and
+        schemas (what `SourceTask.poll_batches` does by default with what `poll` returned). Indexing such a
+        batch gives the records themselves, so a record named to a `TransactionContext` stays that record."""
+        batches: list[SourceRecordBatch] = []
+        start = 0
+        for end in range(1, len(records) + 1):
+            if end < len(records) and _same_batch(records[start], records[end]):
+                continue
+            run = records[start:end]
+            first = run[0]
+            batch = cls(
+                first.topic,
+                [r.value for r in run],
+                first.value_schema,
+                keys=[r.key for r in run],
+                key_schema=first.key_schema,
+                source_partition=first.source_partition,
+                source_offsets=[r.source_offset for r in run],
+                kafka_partition=first.kafka_partition,
+                timestamps=[r.timestamp for r in run],
+                headers=[r.headers for r in run] if any(r.headers for r in run) else None,
+            )
+            batch._records = run
+            batches.append(batch)
+            start = end
+        return batches
+
+    @property
+    def last_source_offset(self) -> SourceOffset | None:
+        """The offset the runtime stores for the batch's source partition once Kafka has all its records."""
+        offsets = self.source_offsets
+        return offsets[-1] if offsets else None
+
+    def record(self, index: int) -> SourceRecord:
+        """The record at `index` (0 <= index < len), built now (or the one given to `of_records`)."""
+        if self._records is not None:
+            return self._records[index]
+        keys, offsets, timestamps, headers = self.keys, self.source_offsets, self.timestamps, self.headers
+        return SourceRecord(
+            self.source_partition,
+            None if offsets is None else offsets[index],
+            self.topic,
+            self.kafka_partition,
+            self.key_schema,
+            None if keys is None else keys[index],
+            self.value_schema,
+            self.values[index],
+            None if timestamps is None else timestamps[index],
+            () if headers is None else headers[index],
+        )
+
+    @overload
+    def __getitem__(self, index: int) -> SourceRecord: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[SourceRecord]: ...
+
+    def __getitem__(self, index: int | slice) -> SourceRecord | list[SourceRecord]:
+        if isinstance(index, slice):
+            return [self.record(i) for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(f"record {index} of a batch of {len(self)}")
+        return self.record(index)
+
+    def __iter__(self) -> Iterator[SourceRecord]:
+        return (self.record(i) for i in range(len(self.values)))
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.topic}, {len(self.values)} records, from {self.source_partition})"
+
+
+def _refuse_lengths(count: int, **columns: Sequence[Any] | None) -> None:
+    for name, column in columns.items():
+        if column is not None and len(column) != count:
+            raise ValueError(f"{name} has {len(column)} entries for {count} values")
+
+
+def _same_batch(first: SourceRecord, other: SourceRecord) -> bool:
+    return (
+        other.topic == first.topic
+        and other.kafka_partition == first.kafka_partition
+        and other.key_schema is first.key_schema
+        and other.value_schema is first.value_schema
+        and (other.source_partition is first.source_partition or other.source_partition == first.source_partition)
+    )

@@ -2,14 +2,15 @@
 
 The runtime configures one key converter and one value converter per task (`configure(configs,
 is_key)`) with the worker's or connector's `key.converter.*` / `value.converter.*` settings, prefix
-removed. Source path: `from_connect_data` after transforms; sink path: `to_connect_data` before
-transforms. A converter raises `DataError` for data it cannot handle.
+removed. Source path: `from_connect_data` after transforms (`from_connect_data_batch` for a column of a
+`SourceRecordBatch`); sink path: `to_connect_data` before transforms. A converter raises `DataError`
+for data it cannot handle.
 """
 
 from __future__ import annotations
 
 import abc
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from connect.api.config import ConfigDef
@@ -30,6 +31,23 @@ class Converter(abc.ABC):
     def from_connect_data(
         self, topic: str, schema: Schema | None, value: Any, headers: Headers = ()
     ) -> bytes | None: ...
+
+    def from_connect_data_batch(
+        self, topic: str, schema: Schema | None, values: Sequence[Any], headers: Sequence[Headers] | None = None
+    ) -> list[bytes | None]:
+        """`from_connect_data` for a column of values of one schema (`headers`: each record's, or None for
+        none), in order; raises as it would for the first value that fails, and the runtime then redoes the
+        records one by one. A null without a schema is None without a call, as the runtime does for records.
+        Override it where converting many values at once is cheaper than one call each."""
+        convert = self.from_connect_data
+        if headers is None:
+            if schema is None:
+                return [None if value is None else convert(topic, None, value) for value in values]
+            return [convert(topic, schema, value) for value in values]
+        return [
+            None if value is None and schema is None else convert(topic, schema, value, record_headers)
+            for value, record_headers in zip(values, headers, strict=True)
+        ]
 
     @abc.abstractmethod
     def to_connect_data(self, topic: str, value: bytes | None, headers: Headers = ()) -> SchemaAndValue: ...

@@ -1,7 +1,8 @@
 """Tasks: the plug-ins that move the data. Each runs on its own thread in the worker.
 
-SourceTask lifecycle: `initialize(context)`, `start(props)`, then `poll()` in a loop; `stop()` is
-called from ANOTHER thread and must make a blocked `poll` return soon. `commit_record` is called on
+SourceTask lifecycle: `initialize(context)`, `start(props)`, then `poll()` in a loop (`poll_batches()`
+instead, for a task that overrides it); `stop()` is called from ANOTHER thread and must make a blocked
+`poll` return soon. `commit_record` is called on
 the producer's callback thread when Kafka acknowledged a record; `commit` after the runtime stored
 the source offsets of acknowledged records.
 
@@ -19,7 +20,7 @@ from __future__ import annotations
 import abc
 from collections.abc import Collection, Mapping, Sequence
 
-from connect.api.batch import SinkRecordBatch
+from connect.api.batch import SinkRecordBatch, SourceRecordBatch
 from connect.api.context import RecordMetadata, SinkTaskContext, SourceTaskContext
 from connect.api.records import SinkRecord, SourceRecord, TopicPartition
 
@@ -50,6 +51,16 @@ class SourceTask(Task):
     @abc.abstractmethod
     def poll(self) -> list[SourceRecord] | None:
         """A batch of new records, or None/[] when there is nothing now. Block briefly at most (~1 s)."""
+
+    def poll_batches(self) -> list[SourceRecordBatch] | None:
+        """Like `poll`, with the records column by column; batches go to Kafka in list order. The runtime
+        calls it instead of `poll` for a task that overrides it, and then never calls `poll` (which must
+        still be implemented: a flattening `[r for b in self.poll_batches() or () for r in b]` will do).
+        Columns skip a `SourceRecord` per record and a converter call per key and value; the runtime
+        builds records where they are needed (a transformation chain, `commit_record` overridden, a
+        record that fails). The default returns what `poll` returned, in batches of alike records."""
+        records = self.poll()
+        return SourceRecordBatch.of_records(records) if records else None
 
     def commit(self) -> None:
         """The offsets of all acknowledged records so far are stored."""

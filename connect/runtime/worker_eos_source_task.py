@@ -1,10 +1,11 @@
 """`WorkerEosSourceTask`: runs one SourceTask exactly once (KIP-618), on the task's own thread.
 
-It runs `WorkerSourceTask`'s loop (same poll, transforms, converters and produce loop) with its own
-hooks (Kafka's `ExactlyOnceWorkerSourceTask` to `AbstractWorkerSourceTask`), through a transactional
-producer, and each transaction carries the records and, written last, the source offsets
-of everything polled into it (to the offsets topic, partitioned as Kafka does: `offset_records`). A
-reader with `read_committed` (the offset store; any downstream consumer) sees both or neither.
+It runs `WorkerSourceTask`'s loop (same poll, transforms, converters and produce loop; `poll_batches`
+sent as columns except with `connector` boundaries) with its own hooks (Kafka's
+`ExactlyOnceWorkerSourceTask` to `AbstractWorkerSourceTask`), through a transactional producer, and each
+transaction carries the records and, written last, the source offsets of everything polled into it (to
+the offsets topic, partitioned as Kafka does: `offset_records`). A reader with `read_committed` (the
+offset store; any downstream consumer) sees both or neither.
 
 - Start: the herder's ownership check, `init_transactions` (fences the previous owner of this
   transactional id and settles what it left open, so the offsets read next include all it committed),
@@ -173,6 +174,11 @@ class WorkerEosSourceTask(WorkerSourceTask):
 
     def _ready_to_send(self) -> bool:
         return self._ready and not self.fenced
+
+    def _sends_columns(self) -> bool:
+        # `connector` boundaries may name a record to end a transaction after (found by identity), so the
+        # batches are split into the records they hold; other boundaries take whole polls, columns included.
+        return self.boundary is not TransactionBoundary.CONNECTOR and super()._sends_columns()
 
     def _dispatch(self, records: list[SourceRecord]) -> None:
         if self.boundary is TransactionBoundary.CONNECTOR:

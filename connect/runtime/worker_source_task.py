@@ -1,12 +1,15 @@
 """`WorkerSourceTask`: runs one SourceTask on its own thread and produces what it polls to Kafka.
 
 Loop (Kafka's `AbstractWorkerSourceTask.execute`): paused → commit, then wait on the task's condition;
-`poll()` (RetriableError → poll again) → transformation chain on the batch → header/key/value
-converters (the task's `RecordPipeline`) → `producer.produce`. The same thread serves the producer's
-delivery reports (`poll(0)` after each batch, `flush` on commit, pause and stop), so acknowledgements,
-`SubmittedRecords` and `commit_record` need no lock. The loop is written once, here; the exactly-once
-runner (`WorkerEosSourceTask`) changes only its hooks: `_dispatch` (how a poll batch is sent),
-`_after_iteration` (delivery failures, commits), `_interrupted` and the final commit (`commit_offsets`).
+`poll()` (RetriableError → poll again) → transformation chain on the batch → header/key/value converters
+(the task's `RecordPipeline`) → `producer.produce`. A task that overrides `poll_batches` is polled
+through it instead; its `SourceRecordBatch`es are converted column by column and produced without a
+`SourceRecord` each (`send_columns`, `source_batches`) unless something needs the records. The same
+thread serves the producer's delivery reports (`poll(0)` after each batch, `flush` on commit, pause and
+stop), so acknowledgements, `SubmittedRecords` and `commit_record` need no lock. The loop is written
+once, here; the exactly-once runner (`WorkerEosSourceTask`) changes only its hooks: `_dispatch` (how a
+poll batch is sent), `_after_iteration` (delivery failures, commits), `_interrupted` and the final
+commit (`commit_offsets`).
 
 Acknowledgements (see `offsets.submitted`): by default the producer reports failed deliveries only
 (`delivery.report.only.error`), and every `offset.flush.interval.ms` the task thread flushes the
@@ -34,6 +37,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from connect.api.batch import SourceRecordBatch
 from connect.api.context import RecordMetadata
 from connect.api.errors import ConnectError, RetriableError
 from connect.api.records import SourceRecord
@@ -44,6 +48,7 @@ from connect.runtime.kafka_clients import ProducerLike
 from connect.runtime.offsets import OffsetStore, SubmittedBatch, SubmittedRecords
 from connect.runtime.offsets.reader import OffsetStorageReader
 from connect.runtime.record_pipeline import RecordPipeline
+from connect.runtime.source_batches import as_records, convert_columns, count_records, sends_columns
 from connect.runtime.states import ConnectorTaskId, TargetState
 from connect.runtime.status import StatusListener
 from connect.runtime.task_contexts import WorkerSourceTaskContext
@@ -98,6 +103,7 @@ class WorkerSourceTask(WorkerTask):
         self._unflushed: dict[bytes, bytes | None] = {}
         self._delivery_errors: list[tuple[Any, Any]] = []
         self._per_record_callbacks = self.needs_record_reports(type(task))
+        self._polls_batches = type(task).poll_batches is not SourceTask.poll_batches
         # task.stop() is called from the stopping thread (to unblock poll), but only once and only after start.
         self._stop_lock = threading.Lock()
         self._task_started = False
@@ -151,10 +157,20 @@ class WorkerSourceTask(WorkerTask):
             self._interrupted(exc)
 
     def _send_loop(self) -> None:
-        poll = self.source_task.poll
+        poll: Callable[[], Any]
+        count: Callable[[Any], int] = len
+        if not self._polls_batches:
+            poll = self.source_task.poll
+        elif self._sends_columns():
+            poll = self.source_task.poll_batches
+            count = count_records
+        else:
+            poll_batches = self.source_task.poll_batches
+            poll = lambda: as_records(poll_batches())  # noqa: E731 - the records path needs the records
         producer_poll = self.producer.poll
         dispatch = self._dispatch
         after_iteration = self._after_iteration
+        records: Any  # a list of SourceRecords, or of SourceRecordBatches when sending columns
         while not self.stopping:
             if self.target_state is not TargetState.STARTED:
                 self._pause()
@@ -165,7 +181,7 @@ class WorkerSourceTask(WorkerTask):
                 log.warning("Source task %s: poll failed, polling again: %s", self.id, exc)
                 records = None
             if records:
-                self.records_polled += len(records)
+                self.records_polled += count(records)
                 dispatch(records)
             elif not self.stopping:
                 producer_poll(IDLE_POLL_S)
@@ -187,8 +203,12 @@ class WorkerSourceTask(WorkerTask):
         """Whether the loop may run at all (exactly-once: not when the start was refused or fenced)."""
         return True
 
+    def _sends_columns(self) -> bool:
+        """Whether a task's `poll_batches` may go to Kafka as columns (else: as the records they hold)."""
+        return sends_columns(self.pipeline, self._per_record_callbacks)
+
     def _dispatch(self, records: list[SourceRecord]) -> None:
-        """Send one poll batch."""
+        """Send one poll batch (`SourceRecordBatch`es, when the loop sends columns)."""
         self.send_batch(records)
         self.producer.poll(0)
 
@@ -208,6 +228,11 @@ class WorkerSourceTask(WorkerTask):
 
     def send_batch(self, polled: Sequence[SourceRecord]) -> None:
         """Transform, convert and produce one poll batch (public for tests and benchmarks)."""
+        if polled and isinstance(polled[0], SourceRecordBatch):
+            if self._sends_columns():
+                self.send_columns(polled)  # a list of batches, as the loop polled them
+                return
+            polled = as_records(polled) or []  # transforms or commit_record need the records
         if self._per_record_callbacks:
             self._send_with_record_callbacks(polled)
             return
@@ -283,6 +308,51 @@ class WorkerSourceTask(WorkerTask):
                 self._send_one_carefully(records[index], batch, on_delivery)
                 index += 1
         self.records_sent += count
+
+    def send_columns(self, batches: Sequence[SourceRecordBatch]) -> None:
+        """Convert and produce one poll's batches column by column, tracked as one submitted batch."""
+        count = len(batches[0].values) if len(batches) == 1 else count_records(batches)
+        submitted = self.submitted.submit_batches(batches, count)
+        on_delivery = self._batch_callback(submitted)
+        try:
+            for batch in batches:
+                if batch.values:
+                    self._produce_columns(batch, submitted, on_delivery)
+        except BaseException:
+            submitted.failed = True  # some records were never sent
+            raise
+
+    def _produce_columns(
+        self, batch: SourceRecordBatch, submitted: SubmittedBatch, on_delivery: Callable[..., None]
+    ) -> None:
+        topic = batch.topic
+        if topic not in self._topics_seen:
+            self._topic_used(topic)
+        try:
+            keys, values, timestamps, headers = convert_columns(self.pipeline, batch)
+        except Exception:
+            # A value the converters refuse: the batch goes record by record, so that the error policy
+            # applies to that record alone, as on the record path.
+            self._produce(batch[:], submitted, on_delivery)
+            return
+        produce = self.producer.produce
+        partition = -1 if batch.kafka_partition is None else batch.kafka_partition
+        rows = enumerate(zip(values, keys, timestamps, headers, strict=False))  # keys etc. may be endless
+        index = -1
+        while True:
+            try:
+                # One iterator across the retries: after a record that raised, the loop resumes past it.
+                for index, (value_bytes, key_bytes, timestamp, kafka_headers) in rows:  # noqa: B007
+                    try:
+                        # Positional, as in _produce (docs/architecture.md, "Hot paths").
+                        produce(topic, value_bytes, key_bytes, partition, on_delivery, None, timestamp, kafka_headers)
+                    except BufferError:
+                        produced = (topic, value_bytes, key_bytes, partition, timestamp, kafka_headers)
+                        self._produce_when_room(produced, on_delivery)
+                break
+            except Exception:
+                self._send_one_carefully(batch.record(index), submitted, on_delivery)
+        self.records_sent += len(values)
 
     def _produce_when_room(self, produced: tuple[Any, ...], on_delivery: Callable[..., None]) -> None:
         topic, value_bytes, key_bytes, partition, timestamp, headers = produced

@@ -3,7 +3,8 @@
 Each record carries the task number and its sequence number: key `"<task>-<seq>"`, source partition
 `{"task": <task>}`, source offset `{"seq": <seq>}` (and, for Struct values, fields `task` and `seq`),
 so that a consumer can count lost and duplicated records. On start the task continues after the
-sequence number stored for its partition. `poll` runs on the task's thread; `stop` comes from
+sequence number stored for its partition. The runtime polls it through `poll_batches` (one
+`SourceRecordBatch` per poll, no record object per record). `poll` runs on the task's thread; `stop` comes from
 another thread and ends any wait (rate limit, finished share) at once.
 """
 
@@ -15,8 +16,9 @@ import threading
 import time
 from collections.abc import Mapping
 
-from connect.api import Config, ConnectError, SourceRecord, SourceTask
+from connect.api import Config, ConnectError, SourceRecord, SourceRecordBatch, SourceTask
 from connect.api.data import STRING_SCHEMA
+from connectors._offsets import FieldOffsets
 from connectors._version import kconnect_version
 from connectors.datagen.config import (
     BATCH_SIZE_CONFIG,
@@ -80,6 +82,10 @@ class DatagenTask(SourceTask):
         log.info("Datagen task %d starts at seq %d (limit %d)", self._task, self._next_seq, self._limit)
 
     def poll(self) -> list[SourceRecord] | None:
+        batches = self.poll_batches()
+        return [record for batch in batches for record in batch] if batches else None
+
+    def poll_batches(self) -> list[SourceRecordBatch] | None:
         if self._stopping.is_set() or self._quickstart is None or self._pacer is None:
             return None
         wanted = self._batch_size
@@ -95,10 +101,19 @@ class DatagenTask(SourceTask):
         self._next_seq = first + count
         now_ms = time.time_ns() // 1_000_000
         values = self._quickstart.values(first, count, now_ms)
-        partition, topic, prefix, schema = self._partition, self._topic, self._key_prefix, self._quickstart.value_schema
+        prefix = self._key_prefix
+        seqs = range(first, first + count)
         return [
-            SourceRecord(partition, {SEQ_FIELD: s}, topic, None, STRING_SCHEMA, f"{prefix}{s}", schema, v, now_ms)
-            for s, v in zip(range(first, first + count), values, strict=True)
+            SourceRecordBatch(
+                self._topic,
+                values,
+                self._quickstart.value_schema,
+                keys=[f"{prefix}{s}" for s in seqs],
+                key_schema=STRING_SCHEMA,
+                source_partition=self._partition,
+                source_offsets=FieldOffsets(SEQ_FIELD, seqs),
+                timestamps=[now_ms] * count,
+            )
         ]
 
     def stop(self) -> None:

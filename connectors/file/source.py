@@ -4,7 +4,8 @@ Kafka's `FileStreamSourceConnector` with its keys (`file`, `topic`, `batch.size`
 record shape: value = the line as a STRING, no key, source partition `{"filename": file}` and
 source offset `{"position": <byte position after the line>}`. The task follows a growing file like
 `tail -f`: a partial last line waits for its terminator, and `poll` returns None after waiting
-briefly when nothing new has been written.
+briefly when nothing new has been written. The runtime polls it through `poll_batches`: the lines read
+(up to `batch.size`) go as one `SourceRecordBatch`, without a record object per line.
 
 `poll` runs on the task's thread; `stop` comes from another thread and ends any wait at once.
 """
@@ -32,10 +33,12 @@ from connect.api import (
     Range,
     SourceConnector,
     SourceRecord,
+    SourceRecordBatch,
     SourceTask,
     single_topic,
 )
 from connect.api.data import STRING_SCHEMA
+from connectors._offsets import FieldOffsets
 from connectors._version import kconnect_version
 from connectors.file.lines import split_lines
 
@@ -178,10 +181,14 @@ class FileStreamSourceTask(SourceTask):
             self._partition = {FILENAME_FIELD: self._filename}
 
     def poll(self) -> list[SourceRecord] | None:
+        batches = self.poll_batches()
+        return [record for batch in batches for record in batch] if batches else None
+
+    def poll_batches(self) -> list[SourceRecordBatch] | None:
         deadline = time.monotonic() + _IDLE_WAIT_S
         while not self._stopping.is_set():
             if self._next < len(self._lines) or self._read_lines():
-                return self._take_batch()
+                return [self._take_batch()]
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return None
@@ -196,7 +203,7 @@ class FileStreamSourceTask(SourceTask):
                 self._stream.close()
                 self._stream = None
 
-    def _take_batch(self) -> list[SourceRecord]:
+    def _take_batch(self) -> SourceRecordBatch:
         start, end = self._next, min(self._next + self._batch_size, len(self._lines))
         if start == 0 and end == len(self._lines):
             lines, ends = self._lines, self._ends  # the common case: no copy
@@ -206,13 +213,15 @@ class FileStreamSourceTask(SourceTask):
             self._lines, self._ends, self._next = [], [], 0
         else:
             self._next = end
-        partition, topic, now_ms = self._partition, self._topic, time.time_ns() // 1_000_000
-        if partition is None:
-            return [SourceRecord(None, None, topic, None, None, None, STRING_SCHEMA, line, now_ms) for line in lines]
-        return [
-            SourceRecord(partition, {POSITION_FIELD: pos}, topic, None, None, None, STRING_SCHEMA, line, now_ms)
-            for line, pos in zip(lines, ends, strict=True)
-        ]
+        partition, now_ms = self._partition, time.time_ns() // 1_000_000
+        return SourceRecordBatch(
+            self._topic,
+            lines,
+            STRING_SCHEMA,
+            source_partition=partition,
+            source_offsets=None if partition is None else FieldOffsets(POSITION_FIELD, ends),
+            timestamps=[now_ms] * len(lines),
+        )
 
     def _read_lines(self) -> bool:
         """Reads what is available until a batch is complete; True if there are new lines."""

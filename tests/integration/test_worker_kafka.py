@@ -19,6 +19,7 @@ from connect.api import (
     SinkTask,
     SourceConnector,
     SourceRecord,
+    SourceRecordBatch,
     SourceTask,
     TopicPartition,
 )
@@ -73,6 +74,38 @@ class SequenceSourceTask(SourceTask):
         self.stopped.set()
 
 
+class SequenceBatchSourceTask(SequenceSourceTask):
+    """The same records as columns: one batch per Kafka partition per poll (a batch has one Kafka partition)."""
+
+    def poll(self) -> list[SourceRecord] | None:
+        batches = self.poll_batches()
+        return [record for batch in batches for record in batch] if batches else None
+
+    def poll_batches(self) -> list[SourceRecordBatch] | None:
+        if self.next >= self.count:
+            self.stopped.wait(0.05)
+            return None
+        end = min(self.count, self.next + 250)
+        batches = []
+        for kafka_partition in range(self.partitions):
+            numbers = range(self.next + (kafka_partition - self.next) % self.partitions, end, self.partitions)
+            if numbers:
+                batches.append(
+                    SourceRecordBatch(
+                        self.topic,
+                        [{"n": n} for n in numbers],
+                        keys=[f"k{n}" for n in numbers],
+                        source_partition=self.partition,
+                        source_offsets=[{"n": n} for n in numbers],
+                        kafka_partition=kafka_partition,
+                    )
+                )
+        # The batch holding the poll's last record goes last, so that its offset is the one stored.
+        batches.sort(key=lambda batch: batch.source_offsets[-1]["n"])  # type: ignore[index]
+        self.next = end
+        return batches
+
+
 class SequenceSource(SourceConnector):
     def start(self, props: Mapping[str, str]) -> None:
         self.props = dict(props)
@@ -89,6 +122,11 @@ class SequenceSource(SourceConnector):
 
     def config(self) -> ConfigDef:
         return ConfigDef()
+
+
+class SequenceBatchSource(SequenceSource):
+    def task_class(self) -> type[SourceTask]:
+        return SequenceBatchSourceTask
 
 
 class CollectingSinkTask(SinkTask):
@@ -127,7 +165,7 @@ class CollectingSink(SinkConnector):
         return ConfigDef()
 
 
-PLUGINS = (SequenceSource, CollectingSink, JsonConverter, StringConverter, SimpleHeaderConverter)
+PLUGINS = (SequenceSource, SequenceBatchSource, CollectingSink, JsonConverter, StringConverter, SimpleHeaderConverter)
 
 
 class Harness:
@@ -175,17 +213,15 @@ def harness(kafka_bootstrap: str) -> Iterator[Harness]:
     h.worker.stop()
 
 
+@pytest.mark.parametrize("connector_class", ["SequenceSource", "SequenceBatchSource"], ids=["records", "batches"])
 def test_source_records_reach_a_sink_in_partition_order_with_offsets_committed(
-    harness: Harness, topic_factory: Callable[..., str]
+    harness: Harness, topic_factory: Callable[..., str], connector_class: str
 ) -> None:
     topic = topic_factory(partitions=3)
     count = 3000
     source = f"gen-{uuid.uuid4().hex[:8]}"
-    source_ids = harness.run(
-        source,
-        {"connector.class": "SequenceSource", "topic": topic, "count": str(count), "partitions": "3"},
-        tasks=1,
-    )
+    source_config = {"connector.class": connector_class, "topic": topic, "count": str(count), "partitions": "3"}
+    source_ids = harness.run(source, source_config, tasks=1)
     reader = OffsetStorageReader(source, harness.store)
     wait_until(lambda: reader.offset({"generator": "0"}) == {"n": count - 1}, 60, what="source offsets")
     assert harness.state(source_ids[0]) is State.RUNNING

@@ -6,7 +6,8 @@ Stateless after `configure`; any thread.
 from __future__ import annotations
 
 import codecs
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from itertools import repeat
 from typing import Any
 
 from connect.api.config import ConfigDef, ConfigType, Importance, Width, invalid_value
@@ -76,6 +77,25 @@ class StringConverter(Converter, HeaderConverter):
         except UnicodeEncodeError as exc:
             raise DataError(f"Failed to serialize to a string: {exc}") from exc
 
+    def from_connect_data_batch(
+        self, topic: str, schema: Schema | None, values: Sequence[Any], headers: Sequence[Headers] | None = None
+    ) -> list[bytes | None]:
+        if type(self).from_connect_data is not StringConverter.from_connect_data:
+            return super().from_connect_data_batch(topic, schema, values, headers)  # a subclass's own conversion
+        encoding = self.encoding
+        convert = self.from_connect_data
+        try:
+            try:
+                # All strings (the usual column): encoded by map in C, about twice as fast as a comprehension.
+                return list(map(str.encode, values, repeat(encoding)))
+            except TypeError:
+                pass  # a None or a non-string among them
+            return [
+                value.encode(encoding) if value.__class__ is str else convert(topic, schema, value) for value in values
+            ]
+        except UnicodeEncodeError as exc:
+            raise DataError(f"Failed to serialize to a string: {exc}") from exc
+
     def to_connect_data(self, topic: str, value: bytes | None, headers: Headers = ()) -> SchemaAndValue:
         if value is None:
             return _NULL_STRING
@@ -119,6 +139,17 @@ class ByteArrayConverter(Converter, HeaderConverter):
         if isinstance(value, bytearray | memoryview):
             return bytes(value)
         raise DataError(f"ByteArrayConverter is not compatible with objects of type {type(value).__name__}")
+
+    def from_connect_data_batch(
+        self, topic: str, schema: Schema | None, values: Sequence[Any], headers: Sequence[Headers] | None = None
+    ) -> list[bytes | None]:
+        if type(self).from_connect_data is not ByteArrayConverter.from_connect_data:
+            return super().from_connect_data_batch(topic, schema, values, headers)  # a subclass's own conversion
+        if schema is not None and schema.type is not SchemaType.BYTES:
+            raise DataError(f"Invalid schema type for ByteArrayConverter: {schema.type.name}")
+        convert = self.from_connect_data
+        # Bytes (and None) are taken as they are: the schema was checked once for the column.
+        return [value if value is None or value.__class__ is bytes else convert(topic, None, value) for value in values]
 
     def to_connect_data(self, topic: str, value: bytes | None, headers: Headers = ()) -> SchemaAndValue:
         if value is None:

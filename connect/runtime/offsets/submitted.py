@@ -1,9 +1,11 @@
 """Which source offsets may be committed: those Kafka acknowledged, in order per source partition.
 
-A source task sends each poll batch as one `SubmittedBatch`, which remembers, per source partition,
-the offset of the batch's last record of that partition. For a source partition the committable
-offset is the one of the newest batch such that it and every earlier batch holding that partition are
-complete: every record acknowledged by Kafka, or dropped by a transform or the error policy.
+A source task sends each poll batch as one `SubmittedBatch`, which remembers, per source partition, the
+offset of the batch's last record of that partition (`submit` for records; `submit_batches` for the
+`SourceRecordBatch`es of one poll, which reads only each batch's last offset). For a source partition
+the committable offset is the one of the newest batch such that it and every earlier batch holding that
+partition are complete: every record acknowledged by Kafka, or dropped by a transform or the error
+policy.
 
 A batch completes in one of two ways:
 - per record: the producer's delivery callback calls `ack()` for each record (tasks that override
@@ -22,9 +24,10 @@ it is the only caller of the producer's `poll`/`flush`.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
+from connect.api.batch import SourceRecordBatch
 from connect.api.records import SourceOffset, SourceRecord
 from connect.runtime.offsets.codec import encode_key, encode_offset
 
@@ -53,21 +56,47 @@ class SubmittedRecords:
         self.connector = connector
         self._pending: dict[bytes, deque[tuple[SubmittedBatch, SourceOffset | None]]] = {}
         self._unfinished: deque[SubmittedBatch] = deque()
+        # The partition map encoded last, a copy of it as it was then, and its key (see `_key_of`).
+        self._last_partition: Any = None
+        self._last_copy: dict[str, Any] | None = None
+        self._last_key = b""
+
+    def _key_of(self, partition: Any) -> bytes:
+        # Tasks pass the same partition map poll after poll, and encoding it (with its checks) was a tenth
+        # of the fixed cost of a small poll: encode again only for another map, or one changed in place.
+        if partition is self._last_partition and partition == self._last_copy:
+            return self._last_key
+        key = encode_key(self.connector, partition)
+        self._last_partition, self._last_copy, self._last_key = partition, dict(partition), key
+        return key
 
     def submit(self, records: Iterable[SourceRecord], outstanding: int) -> SubmittedBatch:
         """Track a batch (as polled, before transforms) of which `outstanding` records go to Kafka."""
-        connector = self.connector
+        key_of = self._key_of
         latest: dict[bytes, SourceOffset | None] = {}
-        # Tasks usually reuse one partition map for a run of records: encode it once per run.
+        # Tasks usually reuse one partition map for a run of records: look its key up once per run.
         last_partition: Any = None
         last_key: bytes | None = None
         for record in records:
             partition = record.source_partition
             if partition is not last_partition:
                 last_partition = partition
-                last_key = None if partition is None else encode_key(connector, partition)
+                last_key = None if partition is None else key_of(partition)
             if last_key is not None:
                 latest[last_key] = record.source_offset
+        return self._track(latest, outstanding)
+
+    def submit_batches(self, batches: Sequence[SourceRecordBatch], outstanding: int) -> SubmittedBatch:
+        """Track one poll's batches as one submitted batch, of which `outstanding` records go to Kafka."""
+        key_of = self._key_of
+        latest: dict[bytes, SourceOffset | None] = {}
+        for batch in batches:
+            partition = batch.source_partition
+            if partition is not None and batch.values:
+                latest[key_of(partition)] = batch.last_source_offset
+        return self._track(latest, outstanding)
+
+    def _track(self, latest: dict[bytes, SourceOffset | None], outstanding: int) -> SubmittedBatch:
         batch = SubmittedBatch(latest, outstanding)
         pending = self._pending
         for key, offset in latest.items():

@@ -12,7 +12,7 @@ PUBLIC_NAMES = {
     "OffsetsToAlter", "Password", "Predicate", "Range", "Recommender", "RecordListBatch", "RecordMetadata",
     "RetriableError", "Schema", "SchemaAndValue", "SchemaType", "SinkConnector", "SinkRecord", "SinkRecordBatch",
     "SinkTask", "SinkTaskContext",
-    "SourceConnector", "SourceConnectorContext", "SourceOffset", "SourcePartition", "SourceRecord",
+    "SourceConnector", "SourceConnectorContext", "SourceOffset", "SourcePartition", "SourceRecord", "SourceRecordBatch",
     "SourceTask", "SourceTaskContext", "Struct", "Task", "TimestampType", "TopicPartition",
     "TransactionContext", "Transformation", "ValidList", "ValidString", "Validator", "Width", "composite",
     "invalid_value", "non_empty_string", "non_empty_string_without_control_chars", "non_null", "single_topic",

@@ -224,3 +224,16 @@ def test_connector_validates_offsets_to_alter() -> None:
     for partition, offset in [({"task": 0}, {"seq": -1}), ({"task": 0}, {"position": 1}), ({"file": 0}, None)]:
         with pytest.raises(ConnectError):
             connector.alter_offsets({}, [(partition, offset)])
+
+
+def test_poll_batches_gives_one_batch_per_poll_with_the_last_sequence_as_its_offset() -> None:
+    [config] = task_configs(quickstart="sequence", seed="1", **{"batch.size": "4", "max.records": "6"})
+    task = start_task(config)
+    first = task.poll_batches()
+    assert first is not None and len(first) == 1
+    (batch,) = first
+    assert (batch.topic, batch.source_partition, batch.last_source_offset) == ("gen", {"task": 0}, {"seq": 3})
+    assert list(batch.keys or []) == ["0-0", "0-1", "0-2", "0-3"]
+    assert [r.source_offset for r in batch] == [{"seq": s} for s in range(4)]
+    (rest,) = task.poll_batches() or []
+    assert rest.last_source_offset == {"seq": 5} and len(rest) == 2

@@ -352,3 +352,17 @@ def test_sink_connector_gives_every_task_the_config_and_accepts_offset_changes()
     assert connector.task_configs(3) == [props, props, props]
     assert connector.task_class() is FileStreamSinkTask
     assert connector.alter_offsets(props, {TopicPartition("a", 0): 3, TopicPartition("b", 1): None})
+
+
+def test_poll_batches_gives_the_lines_as_one_batch_ending_at_the_last_position(tmp_path: Path) -> None:
+    path = tmp_path / "in.txt"
+    path.write_bytes(b"one\ntwo\nthree\n")
+    task = start_source(path, props={"batch.size": "2"})
+    (batch,) = task.poll_batches() or []
+    assert (batch.topic, list(batch.values), batch.value_schema) == ("lines", ["one", "two"], STRING_SCHEMA)
+    assert batch.source_partition == {"filename": str(path)}
+    assert batch.last_source_offset == {"position": 8}
+    assert [r.source_offset for r in batch] == [{"position": 4}, {"position": 8}]
+    (rest,) = task.poll_batches() or []
+    assert list(rest.values) == ["three"] and rest.last_source_offset == {"position": 14}
+    task.stop()

@@ -1,0 +1,251 @@
+"""The batch path for sources: `poll_batches` sent as columns, and the fallbacks to records (transforms,
+`commit_record`, a record that fails conversion or delivery), with a fake producer."""
+
+from __future__ import annotations
+
+import queue
+from typing import Any
+
+from connect.api import Header, RecordMetadata, SourceRecord, SourceRecordBatch
+from connect.api.converter import Converter
+from connect.api.data import STRING_SCHEMA
+from connect.runtime.connector_config import ErrorHandlingSettings, ErrorTolerance
+from connect.runtime.converters import StringConverter
+from connect.runtime.offsets import MemoryOffsetStore, OffsetStorageReader
+from connect.runtime.states import ConnectorTaskId, State, TargetState
+from connect.runtime.status import MemoryStatusStore
+from connect.runtime.worker_source_task import WorkerSourceTask
+from tests.support.pipelines import record_pipeline
+from tests.support.waiting import wait_until
+from tests.support.worker_fakes import FakeProducer
+from tests.unit.runtime.test_worker_source_task import DropTransformer, PickyConverter, ScriptedSourceTask
+
+TASK = ConnectorTaskId("src", 0)
+
+
+class BatchTask(ScriptedSourceTask):
+    """Returns the batch lists put on `script`; `poll` must not be called."""
+
+    def poll(self) -> list[SourceRecord] | None:
+        raise AssertionError("the runtime polls a batch task through poll_batches")
+
+    def poll_batches(self) -> list[SourceRecordBatch] | None:
+        self.polls += 1
+        try:
+            item = self.script.get(timeout=0.01)
+        except queue.Empty:
+            return None
+        if isinstance(item, BaseException):
+            raise item
+        return item  # type: ignore[return-value]
+
+
+class RecordCommittingBatchTask(BatchTask):
+    def __init__(self) -> None:
+        super().__init__()
+        self.committed: list[tuple[Any, RecordMetadata | None]] = []
+
+    def commit_record(self, record: SourceRecord, metadata: RecordMetadata | None) -> None:
+        self.committed.append((record.value, metadata))
+
+
+def lines(first: int, *values: str, partition: str = "a") -> SourceRecordBatch:
+    return SourceRecordBatch(
+        "out",
+        list(values),
+        STRING_SCHEMA,
+        source_partition={"file": partition},
+        source_offsets=[{"line": first + i} for i in range(len(values))],
+    )
+
+
+class Harness:
+    def __init__(
+        self,
+        task: BatchTask | None = None,
+        *,
+        value: Converter | None = None,
+        tolerance: ErrorTolerance = ErrorTolerance.NONE,
+        transformer: Any = None,
+    ) -> None:
+        self.task = task or BatchTask()
+        self.status = MemoryStatusStore("worker-1")
+        self.store = MemoryOffsetStore()
+        self.producer = FakeProducer(failure_reports_only=not WorkerSourceTask.needs_record_reports(type(self.task)))
+        self.topics: list[str] = []
+        pipeline = record_pipeline(
+            TASK,
+            value=value or StringConverter(),
+            transformer=transformer,
+            settings=ErrorHandlingSettings(tolerance=tolerance),
+        )
+        self.runner = WorkerSourceTask(
+            TASK,
+            self.task,
+            {},
+            self.status,
+            TargetState.STARTED,
+            producer=self.producer,
+            pipeline=pipeline,
+            offset_store=self.store,
+            offset_flush_interval_ms=60_000,
+            offset_flush_timeout_ms=50,
+            on_topic_used=self.topics.append,
+        )
+
+    def offset(self, partition: str = "a") -> Any:
+        return OffsetStorageReader("src", self.store).offset({"file": partition})
+
+    def state(self) -> State | None:
+        status = self.status.task_status(TASK)
+        return None if status is None else status.state
+
+    def run(self, *polls: Any) -> None:
+        """Start, poll everything in `polls`, stop (which commits what was acknowledged)."""
+        self.runner.start_thread()
+        wait_until(lambda: self.state() is State.RUNNING, what="RUNNING")
+        for item in polls:
+            self.task.script.put(item)
+        # One poll past the last item: everything before it was dispatched.
+        wait_until(lambda: self.task.polls > len(polls) or self.state() is State.FAILED, what="all polled and sent")
+        self.runner.stop()
+        assert self.runner.await_stop(10)
+
+
+def test_batches_are_produced_as_columns_and_only_the_last_offset_is_stored() -> None:
+    h = Harness()
+    batch = SourceRecordBatch(
+        "out",
+        ["v1", None],
+        STRING_SCHEMA,
+        keys=["k1", "k2"],
+        key_schema=STRING_SCHEMA,
+        source_partition={"file": "a"},
+        source_offsets=[{"line": 1}, {"line": 2}],
+        kafka_partition=2,
+        timestamps=[1234, None],
+        headers=[(Header("h", "x"),), ()],
+    )
+    h.run([batch, lines(1, "w", partition="b")])
+    first, second, third = h.producer.sent
+    assert (first.topic, first.key, first.value, first.partition, first.timestamp) == ("out", b"k1", b"v1", 2, 1234)
+    assert first.headers == [("h", b"x")]
+    assert (second.key, second.value, second.timestamp, second.headers) == (b"k2", None, 0, None)
+    assert (third.key, third.value, third.partition) == (None, b"w", -1)
+    assert h.offset("a") == {"line": 2} and h.offset("b") == {"line": 1}
+    assert h.topics == ["out"]
+    assert h.runner.records_polled == 3 and h.runner.records_sent == 3
+
+
+def test_offsets_are_read_only_from_the_last_record_of_a_batch() -> None:
+    class LastOnly(list[Any]):
+        def __getitem__(self, index: Any) -> Any:
+            assert index in (-1, len(self) - 1), "only the last offset is read"
+            return super().__getitem__(index)
+
+    h = Harness()
+    batch = SourceRecordBatch(
+        "out", ["x", "y"], source_partition={"file": "a"}, source_offsets=LastOnly([{"line": 1}, {"line": 2}])
+    )
+    h.run([batch])
+    assert h.offset() == {"line": 2}
+
+
+def test_with_a_transformation_chain_the_batches_become_records() -> None:
+    h = Harness(transformer=DropTransformer())
+    h.run([lines(1, "x", "drop", "z")])
+    assert [p.value for p in h.producer.sent] == [b"X", b"Z"]
+    assert h.offset() == {"line": 3}
+
+
+def test_a_task_that_overrides_commit_record_gets_each_record_as_polled() -> None:
+    task = RecordCommittingBatchTask()
+    h = Harness(task)
+    h.run([lines(1, "x", "y")])
+    assert sorted(value for value, _ in task.committed) == ["x", "y"]
+    assert all(metadata is not None and metadata.topic == "out" for _, metadata in task.committed)
+    assert h.offset() == {"line": 2}
+
+
+def test_a_conversion_error_with_tolerance_all_skips_only_that_record() -> None:
+    h = Harness(value=PickyConverter(), tolerance=ErrorTolerance.ALL)
+    h.run([lines(1, "one", "bad", "three"), lines(4, "four")])
+    assert [p.value for p in h.producer.sent] == [b"one", b"three", b"four"]
+    assert h.offset() == {"line": 4}
+    assert h.runner.pipeline.errors.counters.total_records_skipped == 1
+
+
+def test_a_conversion_error_fails_the_task_by_default_and_keeps_the_batch_uncommitted() -> None:
+    h = Harness(value=PickyConverter())
+    h.runner.start_thread()
+    h.task.script.put([lines(1, "one")])
+    wait_until(lambda: h.offset() is not None or len(h.producer.sent) == 1, what="first batch sent")
+    h.task.script.put([lines(2, "two", "bad value")])
+    wait_until(lambda: h.state() is State.FAILED, what="FAILED")
+    status = h.status.task_status(TASK)
+    assert status is not None and status.trace is not None
+    assert "ToleranceExceededError" in status.trace and "cannot convert bad value" in status.trace
+    assert h.runner.await_stop(5)
+    assert h.offset() == {"line": 1}
+
+
+def test_a_failed_delivery_keeps_the_batch_offset_uncommitted() -> None:
+    h = Harness()
+    h.producer.fail_values.add(b"poison")
+    h.run([lines(1, "a")], [lines(2, "b", "poison", "c")])
+    assert h.state() is State.FAILED
+    assert h.offset() == {"line": 1}
+
+
+def test_a_failed_delivery_with_tolerance_all_moves_on() -> None:
+    h = Harness(tolerance=ErrorTolerance.ALL)
+    h.producer.fail_values.add(b"poison")
+    h.runner.send_batch([lines(1, "a", "poison", "c")])  # type: ignore[list-item]
+    assert h.runner.commit_offsets()
+    assert [p.value for p in h.producer.sent] == [b"a", b"c"]
+    assert h.offset() == {"line": 3}
+
+
+def test_a_full_producer_queue_is_waited_out() -> None:
+    h = Harness()
+    h.producer.capacity = 2
+    h.runner.send_columns([lines(0, *(f"v{i}" for i in range(10)))])
+    h.runner.commit_offsets()
+    assert len(h.producer.sent) == 10
+    assert h.offset() == {"line": 9}
+
+
+def test_a_batch_without_source_partition_stores_no_offset() -> None:
+    h = Harness()
+    h.run([SourceRecordBatch("out", ["x"], STRING_SCHEMA)])
+    assert [p.value for p in h.producer.sent] == [b"x"]
+    assert h.runner.submitted.pending_partitions() == 0
+    assert h.runner.offset_commits == 0
+
+
+class RefusingProducer(FakeProducer):
+    """Raises (as librdkafka does for a message too large) on produce of one value."""
+
+    def produce(self, topic: str, value: Any = None, *args: Any, **kwargs: Any) -> None:
+        if value == b"too large":
+            raise ValueError("Broker: Message size too large")
+        super().produce(topic, value, *args, **kwargs)
+
+
+def test_a_record_produce_refuses_is_redone_alone_under_the_error_policy() -> None:
+    h = Harness(tolerance=ErrorTolerance.ALL)
+    h.producer = RefusingProducer(failure_reports_only=True)
+    h.runner.producer = h.producer
+    h.runner.send_columns([lines(1, "a", "too large", "c")])
+    assert h.runner.commit_offsets()
+    assert [p.value for p in h.producer.sent] == [b"a", b"c"]
+    assert h.offset() == {"line": 3}
+    assert h.runner.pipeline.errors.counters.total_records_skipped == 1
+
+
+def test_batches_handed_to_send_batch_go_through_the_transformation_chain() -> None:
+    h = Harness(transformer=DropTransformer())
+    h.runner.send_batch([lines(1, "x", "drop")])  # type: ignore[list-item]
+    h.runner.commit_offsets()
+    assert [p.value for p in h.producer.sent] == [b"X"]
+    assert h.offset() == {"line": 2}
