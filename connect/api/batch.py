@@ -18,13 +18,41 @@ from __future__ import annotations
 
 import abc
 from collections.abc import Iterator, Sequence
-from typing import Any, overload
+from typing import Any, TypeVar, overload
 
 from connect.api.data import Schema
 from connect.api.records import Headers, SinkRecord, SourceOffset, SourcePartition, SourceRecord, TopicPartition
 
+_R = TypeVar("_R", SinkRecord, SourceRecord)
 
-class SinkRecordBatch(Sequence[SinkRecord], abc.ABC):
+
+class _RecordColumns(Sequence[_R], abc.ABC):
+    """Records kept as columns, built one at a time when indexed: what both batch types share."""
+
+    @abc.abstractmethod
+    def record(self, index: int) -> _R:
+        """The record at `index` (0 <= index < len), built now."""
+
+    @overload
+    def __getitem__(self, index: int) -> _R: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[_R]: ...
+
+    def __getitem__(self, index: int | slice) -> _R | list[_R]:
+        if isinstance(index, slice):
+            return [self.record(i) for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(f"record {index} of a batch of {len(self)}")
+        return self.record(index)
+
+    def __iter__(self) -> Iterator[_R]:
+        return (self.record(i) for i in range(len(self)))
+
+
+class SinkRecordBatch(_RecordColumns[SinkRecord]):
     """Consecutive records of one topic partition, in offset order, as the consumer returned them.
 
     The base holds the columns (sequences in record order, set by `__init__`; an implementation passes
@@ -68,28 +96,6 @@ class SinkRecordBatch(Sequence[SinkRecord], abc.ABC):
         self.key_schema = key_schema
         self.value_schema = value_schema
 
-    @abc.abstractmethod
-    def record(self, index: int) -> SinkRecord:
-        """The record at `index` (0 <= index < len), built now."""
-
-    @overload
-    def __getitem__(self, index: int) -> SinkRecord: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[SinkRecord]: ...
-
-    def __getitem__(self, index: int | slice) -> SinkRecord | list[SinkRecord]:
-        if isinstance(index, slice):
-            return [self.record(i) for i in range(*index.indices(len(self)))]
-        if index < 0:
-            index += len(self)
-        if not 0 <= index < len(self):
-            raise IndexError(f"record {index} of a batch of {len(self)}")
-        return self.record(index)
-
-    def __iter__(self) -> Iterator[SinkRecord]:
-        return (self.record(i) for i in range(len(self)))
-
     def __len__(self) -> int:
         return len(self.offsets)
 
@@ -126,7 +132,7 @@ class RecordListBatch(SinkRecordBatch):
         return self._records[index]
 
 
-class SourceRecordBatch(Sequence[SourceRecord]):
+class SourceRecordBatch(_RecordColumns[SourceRecord]):
     """Consecutive records a source task read, as columns: one topic, one source partition, one schema each
     for keys and values. What `SourceTask.poll_batches` returns a list of.
 
@@ -259,24 +265,6 @@ class SourceRecordBatch(Sequence[SourceRecord]):
             None if timestamps is None else timestamps[index],
             () if headers is None else headers[index],
         )
-
-    @overload
-    def __getitem__(self, index: int) -> SourceRecord: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[SourceRecord]: ...
-
-    def __getitem__(self, index: int | slice) -> SourceRecord | list[SourceRecord]:
-        if isinstance(index, slice):
-            return [self.record(i) for i in range(*index.indices(len(self)))]
-        if index < 0:
-            index += len(self)
-        if not 0 <= index < len(self):
-            raise IndexError(f"record {index} of a batch of {len(self)}")
-        return self.record(index)
-
-    def __iter__(self) -> Iterator[SourceRecord]:
-        return (self.record(i) for i in range(len(self.values)))
 
     def __len__(self) -> int:
         return len(self.values)
