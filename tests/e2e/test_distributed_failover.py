@@ -31,7 +31,7 @@ from tests.e2e.test_distributed_support import (
     topic_keys,
     wait_until,
 )
-from tests.support.processes import live_children
+from tests.support.processes import task_processes_of
 
 pytestmark = pytest.mark.e2e
 
@@ -156,7 +156,7 @@ def test_a_frozen_workers_task_processes_stop_their_tasks_before_the_survivors_t
     # Task processes are not frozen with their worker: they stop their tasks when it falls silent.
     cluster, _, _ = running_balanced(clusters(3, task_isolation="process"))
     victim, survivors = victim_and_survivors(cluster)
-    task_processes = live_children(victim.pid)
+    task_processes = task_processes_of(victim.pid)
     assert len(task_processes) == 4, task_processes
 
     started = time.monotonic()

@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from tests.integration.test_standalone_support import KconnectProcess, all_running, line_count
-from tests.support.processes import is_alive, live_children
+from tests.support.processes import is_alive, live_children, task_processes_of
 from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.e2e
@@ -48,12 +48,13 @@ def test_sigterm_stops_every_task_process_and_the_worker_cleanly(
         with httpx.Client(base_url=process.url(), timeout=30) as client:
             wait_until(lambda: all_running(client, "p-source", 1) and all_running(client, "p-sink", 1), 60, "RUNNING")
             wait_until(lambda: line_count(sink_file) >= 1000, 60, "every line in the sink file")
-        children = live_children(process.process.pid)
+        children = task_processes_of(process.process.pid)
         assert len(children) == 2, children  # one process per task
+        helpers = live_children(process.process.pid)  # the fork server, multiprocessing's resource tracker
     finally:
         code = process.terminate()
     assert code == 0, process.log_tail()
-    assert not any(is_alive(pid) for pid in children)
+    wait_until(lambda: not any(is_alive(pid) for pid in children | helpers), 10, "every process of the worker to end")
 
 
 def test_a_worker_killed_with_sigkill_leaves_no_task_process_behind(
@@ -65,14 +66,15 @@ def test_a_worker_killed_with_sigkill_leaves_no_task_process_behind(
     try:
         with httpx.Client(base_url=process.url(), timeout=30) as client:
             wait_until(lambda: all_running(client, "p-source", 1) and all_running(client, "p-sink", 1), 60, "RUNNING")
-        children = live_children(process.process.pid)
+        children = task_processes_of(process.process.pid)
         assert len(children) == 2, children
+        children |= live_children(process.process.pid)  # and the fork server, the resource tracker
         os.kill(process.process.pid, signal.SIGKILL)
         assert process.process.wait(30) == -signal.SIGKILL
         # Each task process sees its worker's end of the channel close, stops its task and exits.
-        wait_until(lambda: not any(is_alive(pid) for pid in children), 15, "the orphaned task processes to exit")
+        wait_until(lambda: not any(is_alive(pid) for pid in children), 15, "the orphaned processes to exit")
     finally:
-        for pid in children | live_children(process.process.pid):
+        for pid in children | task_processes_of(process.process.pid):
             if is_alive(pid):
                 os.kill(pid, signal.SIGKILL)
         process.kill()

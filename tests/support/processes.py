@@ -30,3 +30,8 @@ def live_children(pid: int) -> set[int]:
             if found is not None and found[1] == pid and found[0] != "Z":
                 children.add(int(entry.name))
     return children
+
+
+def task_processes_of(worker_pid: int) -> set[int]:
+    """A worker's live task processes: its fork server's children (the worker's grandchildren)."""
+    return {grandchild for child in live_children(worker_pid) for grandchild in live_children(child)}

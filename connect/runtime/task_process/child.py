@@ -1,9 +1,10 @@
-"""The task process: `python -m connect.runtime.task_process.child FD` runs one task for its worker.
+"""The task process: `run_forked(connection)` runs one task for its worker.
 
-FD is this end of a socket pair whose other end the worker holds (`parent.ProcessWorkerTask`). The first
-message is a `TaskProcessStart`; the process then builds the task exactly as a worker does
-(`TaskBuilders`, its own Kafka clients), with a status listener and an offset store that relay to the
-worker (`relays`), and runs it on its own thread, as a worker would. Every log record goes to the worker.
+The worker's fork server forks it; `connection` is this end of a socket pair whose other end the worker
+holds (`parent.ProcessWorkerTask`). The first message is a `TaskProcessStart`; the process then builds
+the task exactly as a worker does (`TaskBuilders`, its own Kafka clients), with a status listener and
+an offset store that relay to the worker (`relays`), and runs it on its own thread, as a worker would.
+Every log record goes to the worker.
 
 Control comes from the worker as notes: `target` (pause, resume, stop state) and `stop`. SIGTERM is a
 stop too; SIGINT is ignored (a Ctrl-C in a terminal reaches the whole process group: the worker decides).
@@ -198,14 +199,10 @@ def _set_levels(levels: dict[str, int]) -> None:
         logging.getLogger(name or None).setLevel(level)
 
 
-def main() -> None:
-    connection = Connection(int(sys.argv[1]))
+def run_forked(connection: Connection) -> None:
+    """The task process's entry point."""
     code = run(connection)
     sys.stdout.flush()
     sys.stderr.flush()
     # Threads of the Kafka clients and the plug-in may linger; the task has stopped and said so.
     os._exit(code)
-
-
-if __name__ == "__main__":
-    main()
