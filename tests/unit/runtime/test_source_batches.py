@@ -16,9 +16,9 @@ from connect.runtime.states import ConnectorTaskId, State, TargetState
 from connect.runtime.status import MemoryStatusStore
 from connect.runtime.worker_source_task import WorkerSourceTask
 from tests.support.pipelines import record_pipeline
+from tests.support.source_fakes import DropTransformer, PickyConverter, ScriptedSourceTask
 from tests.support.waiting import wait_until
 from tests.support.worker_fakes import FakeProducer
-from tests.unit.runtime.test_worker_source_task import DropTransformer, PickyConverter, ScriptedSourceTask
 
 TASK = ConnectorTaskId("src", 0)
 

@@ -2,53 +2,22 @@
 
 from __future__ import annotations
 
-import queue
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-from connect.api import DataError, Header, RecordMetadata, RetriableError, SourceRecord, SourceTask
+from connect.api import Header, RecordMetadata, RetriableError, SourceRecord
 from connect.runtime.connector_config import ErrorHandlingSettings, ErrorTolerance
-from connect.runtime.converters import StringConverter
 from connect.runtime.offsets import MemoryOffsetStore, OffsetStorageReader
 from connect.runtime.states import ConnectorTaskId, State, TargetState
 from connect.runtime.status import MemoryStatusStore
 from connect.runtime.worker_source_task import WorkerSourceTask
 from tests.support.pipelines import record_pipeline
+from tests.support.source_fakes import DropTransformer, PickyConverter, ScriptedSourceTask
 from tests.support.waiting import wait_until
 from tests.support.worker_fakes import FakeProducer
 
 TASK = ConnectorTaskId("src", 0)
-
-
-class ScriptedSourceTask(SourceTask):
-    """Returns the batches put on `script` (an Exception is raised instead); None when there is none."""
-
-    def __init__(self) -> None:
-        self.script: queue.Queue[list[SourceRecord] | BaseException] = queue.Queue()
-        self.polls = 0
-        self.started: Mapping[str, str] | None = None
-        self.stop_thread: str | None = None
-        self.commits = 0
-
-    def start(self, props: Mapping[str, str]) -> None:
-        self.started = props
-
-    def stop(self) -> None:
-        self.stop_thread = threading.current_thread().name
-
-    def poll(self) -> list[SourceRecord] | None:
-        self.polls += 1
-        try:
-            item = self.script.get(timeout=0.01)
-        except queue.Empty:
-            return None
-        if isinstance(item, BaseException):
-            raise item
-        return item
-
-    def commit(self) -> None:
-        self.commits += 1
 
 
 class RecordCommittingTask(ScriptedSourceTask):
@@ -58,26 +27,6 @@ class RecordCommittingTask(ScriptedSourceTask):
 
     def commit_record(self, record: SourceRecord, metadata: RecordMetadata | None) -> None:
         self.committed.append((record.value, metadata))
-
-
-class PickyConverter(StringConverter):
-    """Refuses values starting with 'bad'."""
-
-    def from_connect_data(self, topic: str, schema: Any, value: Any, headers: Any = ()) -> bytes | None:
-        if isinstance(value, str) and value.startswith("bad"):
-            raise DataError(f"cannot convert {value}")
-        return super().from_connect_data(topic, schema, value, headers)
-
-
-class DropTransformer:
-    def __init__(self) -> None:
-        self.closed = False
-
-    def apply_batch(self, records: list[SourceRecord]) -> list[SourceRecord]:
-        return [r.with_(value=r.value.upper()) for r in records if r.value != "drop"]
-
-    def close(self) -> None:
-        self.closed = True
 
 
 def rec(offset: int, value: str = "v", partition: str = "a", **kw: Any) -> SourceRecord:
