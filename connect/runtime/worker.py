@@ -214,7 +214,7 @@ class Worker:
         *,
         ownership_check: Callable[[], None] | None = None,
     ) -> None:
-        """Build the task runner and start its thread; a failure to build it is status FAILED.
+        """Build the task runner and start its thread or process; a failure to do either is status FAILED.
 
         `ownership_check()` (the distributed herder's, as Kafka's pre- and post-producer checks): run on an
         exactly-once source task's thread before and after it fences its predecessor; raise to refuse the
@@ -232,7 +232,14 @@ class Worker:
             return
         with self._lock:
             self._tasks[task_id] = worker_task
-        worker_task.start_thread()
+        try:
+            worker_task.start_thread()
+        except Exception:
+            # No thread or task process could be started (out of threads, processes or memory).
+            log.exception("Task %s: failed to start", task_id)
+            with self._lock:
+                self._tasks.pop(task_id, None)
+            self.status.on_task_failure(task_id, traceback.format_exc())
 
     def _runner(self, spec: TaskSpec) -> TaskRunner:
         """The task's runner: on a thread of this process, or in a task process (`task.isolation=process`)."""

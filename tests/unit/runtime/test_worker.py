@@ -26,6 +26,7 @@ from connect.runtime.offsets import MemoryOffsetStore
 from connect.runtime.plugins import PluginRegistry
 from connect.runtime.states import ConnectorTaskId, State, TargetState
 from connect.runtime.status import MemoryStatusStore
+from connect.runtime.task_process import ProcessWorkerTask
 from connect.runtime.worker import TooManyTasksError, Worker
 from connect.runtime.worker_config import WorkerConfig
 from tests.support.waiting import wait_until
@@ -297,6 +298,25 @@ def test_a_task_whose_config_cannot_be_built_is_failed(fx: Fixture) -> None:
     assert status is not None and status.state is State.FAILED
     assert status.trace is not None and "NoSuchConverter" in status.trace
     assert fx.worker.task_ids() == set()
+
+
+def test_a_task_process_that_cannot_be_started_fails_its_task(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(self: ProcessWorkerTask) -> None:
+        raise OSError("Resource temporarily unavailable")
+
+    monkeypatch.setattr(ProcessWorkerTask, "start_thread", refuse)
+    fixture = Fixture(**{"task.isolation": "process"})
+    try:
+        task_id = ConnectorTaskId("src", 0)
+        fixture.worker.start_task(
+            task_id, {"name": "src", "connector.class": "CountingSource"}, {"task": "0"}, TargetState.STARTED
+        )
+        status = fixture.status.task_status(task_id)
+        assert status is not None and status.state is State.FAILED
+        assert status.trace is not None and "Resource temporarily unavailable" in status.trace
+        assert fixture.worker.task_ids() == set()
+    finally:
+        fixture.worker.stop()
 
 
 def test_client_overrides_forbidden_by_the_policy_fail_the_task() -> None:
