@@ -90,16 +90,25 @@ def _lines(path: Path) -> list[str]:
     return path.read_text().splitlines() if path.exists() else []
 
 
+class FilePipeline:
+    """A FileStreamSource into `topic` and a FileStreamSink out of it, each task in its own process."""
+
+    def __init__(self, harness: Harness, topic: str, directory: Path) -> None:
+        self.source_file, self.sink_file = directory / "in.txt", directory / "out.txt"
+        self.source_config = {"connector.class": "FileStreamSource", "file": str(self.source_file), "topic": topic}
+        self.source = harness.run(f"src-{uuid.uuid4().hex[:6]}", self.source_config)
+        sink_config = {"connector.class": "FileStreamSink", "file": str(self.sink_file), "topics": topic}
+        self.sink = harness.run(f"snk-{uuid.uuid4().hex[:6]}", sink_config)
+
+
 def test_source_and_sink_tasks_run_in_their_own_processes_with_offsets_in_the_worker(
     harness: Harness, topic_factory: Callable[..., str], tmp_path: Path
 ) -> None:
     topic = topic_factory(partitions=1)
-    source_file, sink_file = tmp_path / "in.txt", tmp_path / "out.txt"
+    pipeline = FilePipeline(harness, topic, tmp_path)
+    source, sink = pipeline.source, pipeline.sink
+    source_file, sink_file = pipeline.source_file, pipeline.sink_file
     expected = _append(source_file, 0, 500)
-    source_config = {"connector.class": "FileStreamSource", "file": str(source_file), "topic": topic}
-    source = harness.run(f"src-{uuid.uuid4().hex[:6]}", source_config)
-    sink_config = {"connector.class": "FileStreamSink", "file": str(sink_file), "topics": topic}
-    sink = harness.run(f"snk-{uuid.uuid4().hex[:6]}", sink_config)
 
     wait_until(lambda: _lines(sink_file) == expected, 60, what="every line through Kafka into the sink file")
     pids = {harness.process_of(task).pid for task in (source, sink)}
@@ -123,12 +132,10 @@ def test_a_killed_task_process_fails_its_task_alone_and_a_restart_resumes(
     harness: Harness, topic_factory: Callable[..., str], tmp_path: Path
 ) -> None:
     topic = topic_factory(partitions=1)
-    source_file, sink_file = tmp_path / "in.txt", tmp_path / "out.txt"
+    pipeline = FilePipeline(harness, topic, tmp_path)
+    source, sink = pipeline.source, pipeline.sink
+    source_file, sink_file, source_config = pipeline.source_file, pipeline.sink_file, pipeline.source_config
     expected = _append(source_file, 0, 300)
-    source_config = {"connector.class": "FileStreamSource", "file": str(source_file), "topic": topic}
-    source = harness.run(f"src-{uuid.uuid4().hex[:6]}", source_config)
-    sink_config = {"connector.class": "FileStreamSink", "file": str(sink_file), "topics": topic}
-    sink = harness.run(f"snk-{uuid.uuid4().hex[:6]}", sink_config)
     wait_until(lambda: _lines(sink_file) == expected, 60, what="the first lines")
 
     killed = harness.process_of(source).pid
