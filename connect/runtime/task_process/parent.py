@@ -63,12 +63,10 @@ class ProcessWorkerTask:
         self._target = start.target_state
         self._process: BaseProcess | None = None
         self._channel: Channel | None = None
-        self._stopping = False
         self._cancelled = False
         self._failed = False
         self._said_done = False
         self._done = threading.Event()
-        self._heartbeat: threading.Thread | None = None
 
     # -- as the Worker uses a task runner -------------------------------------------------------
 
@@ -79,6 +77,9 @@ class ProcessWorkerTask:
         process = _fork_server().Process(target=child.run_forked, args=(theirs,), name=f"task-{self.id}", daemon=True)
         try:
             process.start()
+        except BaseException:
+            connection.close()
+            raise
         finally:
             theirs.close()
         self._process = process
@@ -102,10 +103,10 @@ class ProcessWorkerTask:
         self._channel.start(context=lambda: CURRENT_CONTEXT.set(f"{self.id.connector}|task-{self.id.task}"))
         silence = self._start.worker_silence_s
         interval = _LEVELS_INTERVAL_S if silence is None else min(_LEVELS_INTERVAL_S, silence / 4)
-        self._heartbeat = threading.Thread(
+        heartbeat = threading.Thread(
             target=self._say_alive, args=(interval,), name=f"task-{self.id}-heartbeat", daemon=True
         )
-        self._heartbeat.start()
+        heartbeat.start()
 
     def transition_to(self, target: TargetState) -> None:
         self._target = target
@@ -113,7 +114,6 @@ class ProcessWorkerTask:
 
     def stop(self) -> None:
         """Ask the task to stop; returns at once (use `await_stop`)."""
-        self._stopping = True
         self._tell("stop")
 
     def await_stop(self, timeout: float) -> bool:
