@@ -119,7 +119,7 @@ def _build(start: TaskProcessStart, channel: Channel, status: RelayedStatus) -> 
         KafkaClients.from_worker_config(config),
         offsets,
         status,
-        lambda task, topic: status.on_topic_used(task, topic),
+        status.on_topic_used,
     )
     # The worker keeps exactly-once source tasks on its own threads (their fencing is the worker's).
     builders = TaskBuilders(resources, exactly_once_source=False)
