@@ -46,7 +46,7 @@ from connect.api.context import (
     TransactionContext,
 )
 from connect.api.converter import Converter, HeaderConverter
-from connect.api.data import Field, Schema, SchemaAndValue, SchemaType, Struct
+from connect.api.data import Field, Schema, SchemaAndValue, SchemaAndValues, SchemaType, Struct
 from connect.api.errors import (
     AlreadyExistsError,
     ConfigError,
@@ -104,6 +104,7 @@ __all__ = [
     "RetriableError",
     "Schema",
     "SchemaAndValue",
+    "SchemaAndValues",
     "SchemaType",
     "SinkConnector",
     "SinkRecord",

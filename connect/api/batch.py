@@ -69,10 +69,10 @@ class SinkRecordBatch(_RecordColumns[SinkRecord]):
     timestamps: Sequence[int | None]
     """Each record's timestamp in epoch ms; None when Kafka has none."""
     keys: Sequence[Any]
-    """Each key as the key converter passed it through: bytes, None for a null (ByteArrayConverter, the
-    only converter the runtime delivers batches for)."""
+    """Each key as the key converter made it (bytes from ByteArrayConverter, str from StringConverter, ...),
+    None for a null."""
     values: Sequence[Any]
-    """Each value, likewise: bytes, None for a null (a tombstone)."""
+    """Each value, likewise; None for a null (a tombstone)."""
     key_schema: Schema | None
     """The key schema every record of the batch would carry."""
     value_schema: Schema | None

@@ -3,8 +3,9 @@
 The runtime configures one key converter and one value converter per task (`configure(configs,
 is_key)`) with the worker's or connector's `key.converter.*` / `value.converter.*` settings, prefix
 removed. Source path: `from_connect_data` after transforms (`from_connect_data_batch` for a column of a
-`SourceRecordBatch`); sink path: `to_connect_data` before transforms. A converter raises `DataError`
-for data it cannot handle.
+`SourceRecordBatch`); sink path: `to_connect_data` before transforms (`to_connect_data_batch` for a
+column of a `SinkRecordBatch`, when the task takes batches and the connector has no transforms). A
+converter raises `DataError` for data it cannot handle.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from connect.api.config import ConfigDef
-from connect.api.data import Schema, SchemaAndValue
+from connect.api.data import Schema, SchemaAndValue, SchemaAndValues
 from connect.api.records import Headers
 
 
@@ -51,6 +52,27 @@ class Converter(abc.ABC):
 
     @abc.abstractmethod
     def to_connect_data(self, topic: str, value: bytes | None, headers: Headers = ()) -> SchemaAndValue: ...
+
+    def to_connect_data_batch(
+        self, topic: str, values: Sequence[bytes | None], headers: Sequence[Headers] | None = None
+    ) -> SchemaAndValues | None:
+        """`to_connect_data` for a column of one topic's consumed values (`headers`: each record's, or None
+        when no record has any), in order: the column's one schema and the values. None when the values do
+        not share one schema; the runtime then hands the task the records, grouped by schema. Raises as
+        `to_connect_data` would for the first value that fails, and the runtime then converts the records
+        one by one under the error policy. Override it where converting many values at once is cheaper
+        than one call each."""
+        convert = self.to_connect_data
+        if headers is None:
+            converted = [convert(topic, value) for value in values]
+        else:
+            converted = [convert(topic, value, h) for value, h in zip(values, headers, strict=True)]
+        if not converted:
+            return SchemaAndValues(None, [])
+        schema = converted[0].schema
+        if any(c.schema is not schema and c.schema != schema for c in converted):
+            return None
+        return SchemaAndValues(schema, [c.value for c in converted])
 
     def config(self) -> ConfigDef:
         return ConfigDef()

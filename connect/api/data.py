@@ -232,6 +232,14 @@ class SchemaAndValue(NamedTuple):
 
 NULL_SCHEMA_AND_VALUE = SchemaAndValue(None, None)
 
+
+class SchemaAndValues(NamedTuple):
+    """What a converter's `to_connect_data_batch` returns: the one schema of a column, and its values in order."""
+
+    schema: Schema | None
+    values: list[Any]
+
+
 __all__ = [
     "BOOLEAN_SCHEMA",
     "BYTES_SCHEMA",
@@ -263,6 +271,7 @@ __all__ = [
     "Field",
     "Schema",
     "SchemaAndValue",
+    "SchemaAndValues",
     "SchemaType",
     "Struct",
 ]

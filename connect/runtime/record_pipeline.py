@@ -8,7 +8,8 @@ and closed once, by the task, with `close`.
 
 Sinks: `to_sink_records` turns consumed messages into SinkRecords (one `try` around the batch; a
 message that raises is redone alone through the error handler, stage by stage), then `transform` runs
-the chain. Sources: `transform` runs the chain over a poll batch; the source task's produce loop reads
+the chain; `to_sink_batches` turns them into columns for a task that takes batches, when there is no
+chain. Sources: `transform` runs the chain over a poll batch; the source task's produce loop reads
 the converters directly (it interleaves conversion and `produce`), and `to_produced` is its slow path for
 one record under the error policy. A transformation that raises on a batch is redone record by record
 (`transform_one`), so the error policy applies to the record that failed.
@@ -21,6 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic
 
+from connect.api.batch import SinkRecordBatch
 from connect.api.converter import Converter, HeaderConverter
 from connect.api.data import Schema
 from connect.api.records import Header, SinkRecord, SourceRecord, TopicPartition
@@ -29,7 +31,7 @@ from connect.runtime.closing import close_quietly
 from connect.runtime.converters.simple import passthrough_schema
 from connect.runtime.error_handling import SKIP, ErrorHandler, RebuiltMessage, Stage
 from connect.runtime.kafka_clients import KafkaMessage
-from connect.runtime.sink_batches import TIMESTAMP_TYPES
+from connect.runtime.sink_batches import TIMESTAMP_TYPES, batches_of_records, split_by_partition
 from connect.runtime.transforms import RecordTransformer
 
 log = logging.getLogger(__name__)
@@ -216,6 +218,36 @@ class RecordPipeline(Generic[R]):
                     append(record)
                 index += 1
         return records, offsets
+
+    def to_sink_batches(
+        self, messages: Sequence[KafkaMessage], topics_seen: set[str], on_new_topic: Callable[[str], None]
+    ) -> tuple[list[SinkRecordBatch], dict[TopicPartition, int]]:
+        """Batches for `put_batches` (no transforms: the caller checks) and the next offset per partition.
+
+        A partition's run of messages becomes one batch with its columns converted whole; if that fails
+        (a value raises, or values differ in schema) its records are converted one by one under the error
+        policy, as `to_sink_records` does, and handed on as batches of records."""
+        raw_key_schema = self.raw_key_schema
+        raw_value_schema = self.raw_value_schema
+        key_converter = None if raw_key_schema is not None else self.key_converter
+        value_converter = None if raw_value_schema is not None else self.value_converter
+        delivery: list[SinkRecordBatch] = []
+        offsets: dict[TopicPartition, int] = {}
+        for batch in split_by_partition(messages, raw_key_schema, raw_value_schema, self.connect_headers):
+            tp = batch.topic_partition
+            if tp.topic not in topics_seen:
+                on_new_topic(tp.topic)
+            offsets[tp] = batch.messages[-1].offset() + 1  # type: ignore[operator]
+            try:
+                whole = batch.convert(key_converter, value_converter)
+            except Exception:
+                whole = False
+            if whole:
+                delivery.append(batch)
+            else:
+                records, _ = self.to_sink_records(batch.messages, topics_seen, on_new_topic)
+                delivery.extend(batches_of_records(records))
+        return delivery, offsets
 
     def to_sink_record(self, message: KafkaMessage) -> SinkRecord | None:
         """One consumed message converted stage by stage under the error policy; None if skipped."""

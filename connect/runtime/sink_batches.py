@@ -1,10 +1,12 @@
 """Consumed messages as `SinkRecordBatch`es: the columnar delivery of `WorkerSinkTask` (task thread).
 
-Used only when the key and value converters pass bytes through unchanged (ByteArrayConverter) and the
-connector has no transforms, so a batch's columns are the consumer's bytes as they are and no record
-needs converting before the task sees it. A column is read from the messages when the task first
-asks for it (a sink that does not store keys never reads them); a `SinkRecord` is built only for a
-record the task indexes.
+Used when the task takes batches (`put_batches`) and the connector has no transforms. With
+ByteArrayConverter a batch's columns are the consumer's bytes as they are, read from the messages
+when the task first asks for them (a sink that does not store keys never reads them). Other converters
+convert a whole column in one call (`Converter.to_connect_data_batch`) before the task sees it; a
+column that cannot be converted whole (a value fails, or values differ in schema) is converted record
+by record under the error policy instead, and handed on as batches of records (`batches_of_records`).
+A `SinkRecord` is built only for a record the task indexes.
 """
 
 from __future__ import annotations
@@ -13,7 +15,8 @@ from collections.abc import Callable, Sequence
 from functools import cached_property
 from typing import Any
 
-from connect.api.batch import SinkRecordBatch
+from connect.api.batch import RecordListBatch, SinkRecordBatch
+from connect.api.converter import Converter
 from connect.api.data import Schema
 from connect.api.records import Headers, SinkRecord, TimestampType, TopicPartition
 from connect.runtime.kafka_clients import KafkaMessage
@@ -23,6 +26,8 @@ TIMESTAMP_TYPES = (TimestampType.NO_TIMESTAMP_TYPE, TimestampType.CREATE_TIME, T
 
 HeaderConversion = Callable[[str, Any], Headers]
 """(topic, the message's raw headers) -> converted headers."""
+
+_UNREAD: Any = object()
 
 
 class MessageBatch(SinkRecordBatch):
@@ -66,27 +71,61 @@ class MessageBatch(SinkRecordBatch):
     def __len__(self) -> int:
         return len(self.messages)
 
+    @cached_property
+    def headers(self) -> Sequence[Headers] | None:
+        """Each record's converted headers, or None when no message has any."""
+        raw = [m.headers() for m in self.messages]
+        if not any(raw):
+            return None
+        topic = self.topic_partition.topic
+        return [self._convert_headers(topic, h) if h else () for h in raw]
+
     def record(self, index: int) -> SinkRecord:
         message = self.messages[index]
         topic, partition = self.topic_partition
         offset: int = message.offset()  # type: ignore[assignment]
-        raw_headers = message.headers()
         kind, timestamp = message.timestamp()
+        # A converted column is an attribute already; a raw one is read from this message alone.
+        columns = self.__dict__
+        keys, values, headers = columns.get("keys"), columns.get("values"), columns.get("headers", _UNREAD)
+        if headers is _UNREAD:
+            raw_headers = message.headers()
+            record_headers = self._convert_headers(topic, raw_headers) if raw_headers else ()
+        else:
+            record_headers = () if headers is None else headers[index]
         return SinkRecord(
             topic,
             partition,
             self.key_schema,
-            message.key(),
+            message.key() if keys is None else keys[index],
             self.value_schema,
-            message.value(),
+            message.value() if values is None else values[index],
             offset,
             timestamp if kind else None,
             TIMESTAMP_TYPES[kind],
-            self._convert_headers(topic, raw_headers) if raw_headers else (),
+            record_headers,
             topic,
             partition,
             offset,
         )
+
+    def convert(self, key_converter: Converter | None, value_converter: Converter | None) -> bool:
+        """Converts the key and value columns in place, each in one call (a None converter: that column
+        stays bytes). False, and the batch unchanged, when a column's values do not share one schema;
+        raises as the converter does."""
+        topic = self.topic_partition.topic
+        headers = self.headers
+        keys = None if key_converter is None else key_converter.to_connect_data_batch(topic, self.keys, headers)
+        if keys is None and key_converter is not None:
+            return False
+        values = None if value_converter is None else value_converter.to_connect_data_batch(topic, self.values, headers)
+        if values is None and value_converter is not None:
+            return False
+        if keys is not None:
+            self.key_schema, self.keys = keys.schema, keys.values
+        if values is not None:
+            self.value_schema, self.values = values.schema, values.values
+        return True
 
 
 def split_by_partition(
@@ -117,3 +156,19 @@ def split_by_partition(
         )
         for start, end in zip(starts, ends, strict=True)
     ]
+
+
+def batches_of_records(records: Sequence[SinkRecord]) -> list[SinkRecordBatch]:
+    """Records of one topic partition as batches, one per run of records with the same key and value
+    schemas (a batch has one of each)."""
+    batches: list[SinkRecordBatch] = []
+    start = 0
+    for index in range(1, len(records) + 1):
+        if index == len(records) or not _same_schemas(records[start], records[index]):
+            batches.append(RecordListBatch(records[start:index]))
+            start = index
+    return batches
+
+
+def _same_schemas(first: SinkRecord, other: SinkRecord) -> bool:
+    return first.key_schema == other.key_schema and first.value_schema == other.value_schema

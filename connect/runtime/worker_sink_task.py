@@ -45,7 +45,6 @@ from connect.runtime.closing import close_quietly
 from connect.runtime.error_handling import Stage, all_of
 from connect.runtime.kafka_clients import KafkaMessage, SinkConsumer
 from connect.runtime.record_pipeline import RecordPipeline
-from connect.runtime.sink_batches import split_by_partition
 from connect.runtime.states import ConnectorTaskId, TargetState
 from connect.runtime.status import StatusListener
 from connect.runtime.task_contexts import WorkerErrantRecordReporter, WorkerSinkTaskContext
@@ -101,7 +100,7 @@ class WorkerSinkTask(WorkerTask):
         self.current: dict[TopicPartition, int] = {}
         self.last_committed: dict[TopicPartition, int] = {}
         # Columnar delivery: the task takes batches, and nothing converts or transforms the bytes.
-        self.batched = type(task).put_batches is not SinkTask.put_batches and pipeline.passes_bytes_through
+        self.batched = type(task).put_batches is not SinkTask.put_batches and pipeline.transformer is None
         self._retry_batch: Delivery | None = None
         self._retry_offsets: dict[TopicPartition, int] = {}
         self._retry_at = 0.0
@@ -232,17 +231,7 @@ class WorkerSinkTask(WorkerTask):
     def _batches(self, messages: Sequence[KafkaMessage]) -> tuple[list[SinkRecordBatch], dict[TopicPartition, int]]:
         self._batch_messages = messages
         self._messages_by_position = None
-        pipeline = self.pipeline
-        batches = split_by_partition(
-            messages, pipeline.raw_key_schema, pipeline.raw_value_schema, pipeline.connect_headers
-        )
-        offsets: dict[TopicPartition, int] = {}
-        for batch in batches:
-            tp = batch.topic_partition
-            if tp.topic not in self._topics_seen:
-                self._topic_used(tp.topic)
-            offsets[tp] = batch.messages[-1].offset() + 1  # type: ignore[operator]
-        return cast(list[SinkRecordBatch], batches), offsets
+        return self.pipeline.to_sink_batches(messages, self._topics_seen, self._topic_used)
 
     def _convert(self, messages: Sequence[KafkaMessage]) -> tuple[list[SinkRecord], dict[TopicPartition, int]]:
         """SinkRecords (after transforms) and the next offset per partition, skipped records included."""

@@ -24,6 +24,7 @@ from connect.api import (
     Importance,
     SinkConnector,
     SinkRecord,
+    SinkRecordBatch,
     SinkTask,
     TopicPartition,
 )
@@ -112,6 +113,21 @@ class FileStreamSinkTask(SinkTask):
         lines = [v if (v := r.value).__class__ is str else value_text(v) for r in records]
         lines.append("")
         out.write("\n".join(lines))
+        out.flush()
+
+    def put_batches(self, batches: Sequence[SinkRecordBatch]) -> None:
+        if not batches:
+            return
+        out = self._require_output()
+        texts = []
+        for batch in batches:
+            values = batch.values
+            try:
+                texts.append("\n".join(values))  # all text (StringConverter): joined in C
+            except TypeError:
+                texts.append("\n".join([v if v.__class__ is str else value_text(v) for v in values]))
+        texts.append("")
+        out.write("\n".join(texts))
         out.flush()
 
     def flush(self, offsets: Mapping[TopicPartition, int]) -> None:

@@ -18,6 +18,7 @@ from connect.api.data import (
     OPTIONAL_STRING_SCHEMA,
     Schema,
     SchemaAndValue,
+    SchemaAndValues,
     SchemaType,
 )
 from connect.api.errors import DataError
@@ -104,6 +105,25 @@ class StringConverter(Converter, HeaderConverter):
         except UnicodeDecodeError as exc:
             raise DataError(f"Failed to deserialize string: {exc}") from exc
 
+    def to_connect_data_batch(
+        self, topic: str, values: Sequence[bytes | None], headers: Sequence[Headers] | None = None
+    ) -> SchemaAndValues | None:
+        if type(self).to_connect_data is not StringConverter.to_connect_data:
+            return super().to_connect_data_batch(topic, values, headers)  # a subclass's own conversion
+        encoding = self.encoding
+        decoded: list[str | None]
+        try:
+            try:
+                # No nulls (the usual column): decoded by map in C, faster than a comprehension.
+                decode = bytes.decode
+                columns = (values,) if encoding == "utf-8" else (values, repeat(encoding))
+                decoded = list(map(decode, *columns))
+            except TypeError:
+                decoded = [None if value is None else value.decode(encoding) for value in values]
+        except UnicodeDecodeError as exc:
+            raise DataError(f"Failed to deserialize string: {exc}") from exc
+        return SchemaAndValues(OPTIONAL_STRING_SCHEMA, decoded)
+
     def from_connect_header(self, topic: str, header_key: str, schema: Schema | None, value: Any) -> bytes | None:
         return self.from_connect_data(topic, schema, value)
 
@@ -155,6 +175,13 @@ class ByteArrayConverter(Converter, HeaderConverter):
         if value is None:
             return _NULL_BYTES
         return SchemaAndValue(OPTIONAL_BYTES_SCHEMA, value)
+
+    def to_connect_data_batch(
+        self, topic: str, values: Sequence[bytes | None], headers: Sequence[Headers] | None = None
+    ) -> SchemaAndValues | None:
+        if type(self).to_connect_data is not ByteArrayConverter.to_connect_data:
+            return super().to_connect_data_batch(topic, values, headers)  # a subclass's own conversion
+        return SchemaAndValues(OPTIONAL_BYTES_SCHEMA, list(values))
 
     def from_connect_header(self, topic: str, header_key: str, schema: Schema | None, value: Any) -> bytes | None:
         return self.from_connect_data(topic, schema, value)

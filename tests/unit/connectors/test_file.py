@@ -16,6 +16,7 @@ from connect.api import (
     ConfigError,
     ConnectError,
     ExactlyOnceSupport,
+    RecordListBatch,
     SinkRecord,
     SourceOffset,
     SourcePartition,
@@ -327,6 +328,24 @@ def test_sink_lines_are_readable_as_soon_as_put_returns(tmp_path: Path) -> None:
         assert path.read_text(encoding="utf-8") == "first\nsecond\n"
         task.put([sink_record("third", 2)])
         assert path.read_text(encoding="utf-8") == "first\nsecond\nthird\n"
+    finally:
+        task.stop()
+
+
+def test_sink_batches_write_the_same_lines_as_records_and_are_readable_at_once(tmp_path: Path) -> None:
+    path = tmp_path / "out.txt"
+    task = FileStreamSinkTask()
+    task.start({"file": str(path), "topics": "t"})
+    struct_schema = Schema.struct([("n", INT32_SCHEMA)])
+    try:
+        text = RecordListBatch([sink_record("a", 0), sink_record("é", 1)])
+        mixed = RecordListBatch([sink_record(7, 2, None), sink_record(None, 3, None), sink_record(b"b", 4, None)])
+        structs = RecordListBatch([sink_record(Struct(struct_schema, {"n": 1}), 5, struct_schema)])
+        task.put_batches([text, mixed])
+        assert path.read_text(encoding="utf-8") == "a\né\n7\nnull\nb\n"
+        task.put_batches([])
+        task.put_batches([structs])
+        assert path.read_text(encoding="utf-8").endswith("\nb\nStruct{n=1}\n")
     finally:
         task.stop()
 

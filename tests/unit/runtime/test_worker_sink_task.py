@@ -528,7 +528,7 @@ def test_a_task_that_takes_batches_gets_the_consumed_bytes_column_by_column() ->
     assert h.runner.records_put == 4
 
 
-def test_converters_that_convert_or_transforms_give_the_same_task_records_through_put() -> None:
+def test_converted_columns_reach_put_batches_and_transforms_mean_records_through_put() -> None:
     converting = Harness(task=BatchRecordingSinkTask())  # StringConverter
     transformed = Harness(converters=BYTES, task=BatchRecordingSinkTask(), transformer=Identity())
     for h in (converting, transformed):
@@ -536,7 +536,9 @@ def test_converters_that_convert_or_transforms_give_the_same_task_records_throug
         h.start()
         wait_until(lambda h=h: h.task.puts >= 1 and len(h.task.received) == 1, what="the record")  # type: ignore[misc]
         h.stop()
-        assert h.task.batches == []  # type: ignore[attr-defined]
+    [batch] = converting.task.batches  # type: ignore[attr-defined]
+    assert list(batch.values) == ["a0"] and batch.value_schema == OPTIONAL_STRING_SCHEMA
+    assert transformed.task.batches == []  # type: ignore[attr-defined]
     assert converting.task.received[0].value == "a0" and transformed.task.received[0].value == b"a0"
 
 
