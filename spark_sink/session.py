@@ -1,11 +1,13 @@
-"""The worker process's one SparkSession, shared by every task of the sink through reference counting.
+"""The process's one SparkSession, shared by every task of the sink there through reference counting.
 
 Why a process-wide registry (the one module-level object of the sink): a SparkSession owns a JVM,
 and PySpark allows one active SparkContext per process; every task of every Spark-sink connector in
-a worker therefore has to share it. The first task that needs Spark starts it (lazily, so tasks that
-never write do not pay the seconds of JVM start), the last `release` stops it. JVM-level settings
-(`spark.driver.memory`, jars) only take effect when the session starts: a later task asking for
-different ones gets a warning, not a second JVM. Thread-safe; pyspark is imported only here.
+a process therefore has to share it: the worker's with `task.isolation=thread`, each task process's
+with `task.isolation=process` (one JVM per task process that runs a Spark sink task). The first task
+that needs Spark starts it (lazily, so tasks that never write do not pay the seconds of JVM start),
+the last `release` stops it. JVM-level settings (`spark.driver.memory`, jars) only take effect when
+the session starts: a later task asking for different ones gets a warning, not a second JVM.
+Thread-safe; pyspark is imported only here.
 """
 
 from __future__ import annotations

@@ -25,6 +25,7 @@ import threading
 import time
 import traceback
 from collections.abc import Callable, Iterable, Mapping
+from typing import cast
 
 from connect.api.connector import SinkConnector, SourceConnector
 from connect.api.errors import ConnectError, NotFoundError
@@ -39,8 +40,8 @@ from connect.runtime.states import ConnectorTaskId, TargetState
 from connect.runtime.status import StatusListener
 from connect.runtime.task_builders import TASK_CLASS_CONFIG, TaskBuilders, TaskSpec, WorkerResources
 from connect.runtime.task_contexts import WorkerConnectorContext
-from connect.runtime.task_process import ProcessWorkerTask, TaskProcessStart, current_log_levels
-from connect.runtime.transactions import worker_exactly_once_enabled
+from connect.runtime.task_process import ProcessWorkerTask, TaskHosts, TaskProcessStart
+from connect.runtime.transactions import TransactionalOffsetStore, worker_exactly_once_enabled
 from connect.runtime.worker_config import WorkerConfig
 from connect.runtime.worker_connector import WorkerConnector
 from connect.runtime.worker_task import TaskRunner
@@ -80,7 +81,7 @@ class Worker:
         self._tasks: dict[ConnectorTaskId, TaskRunner] = {}
         self._topics: dict[str, set[str]] = {}
         self._graceful_s = config.task_shutdown_graceful_timeout_ms / 1000
-        self._task_process_silence_s = task_process_silence_s
+        self._task_hosts = TaskHosts(config.task_processes_max, offset_store, task_process_silence_s)
         self.exactly_once_source = worker_exactly_once_enabled(config, offset_store)
         resources = WorkerResources(config, plugins, self.clients, offset_store, status, self._topic_used)
         self._builders = TaskBuilders(resources, self.exactly_once_source)
@@ -243,8 +244,9 @@ class Worker:
 
     def _runner(self, spec: TaskSpec) -> TaskRunner:
         """The task's runner: on a thread of this process, or in a task process (`task.isolation=process`)."""
-        if self.config.task_isolation != "process" or self._builders.runs_exactly_once(spec):
+        if self.config.task_isolation != "process":
             return self._builders.build(spec)
+        exactly_once = self._builders.runs_exactly_once(spec)
         start = TaskProcessStart(
             spec.task_id,
             self.config,
@@ -252,12 +254,10 @@ class Worker:
             dict(spec.connector_config),
             dict(spec.task_config),
             spec.target_state,
-            current_log_levels(),
-            self._task_process_silence_s,
+            cast(TransactionalOffsetStore, self.offset_store).topic if exactly_once else None,
         )
-        return ProcessWorkerTask(
-            start, self.status, self.offset_store, functools.partial(self._topic_used, spec.task_id)
-        )
+        on_topic_used = functools.partial(self._topic_used, spec.task_id)
+        return ProcessWorkerTask(start, self._task_hosts, self.status, on_topic_used, spec.ownership_check)
 
     def stop_tasks(self, task_ids: Iterable[ConnectorTaskId], await_stop: bool = True) -> None:
         """Signal all, then wait up to `task.shutdown.graceful.timeout.ms` each; late ones are abandoned."""

@@ -14,6 +14,7 @@ in; immutable afterwards.
 from __future__ import annotations
 
 import logging
+import os
 import socket
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -38,6 +39,7 @@ OFFSET_STORAGE_FILE = "offset.storage.file.filename"
 EXACTLY_ONCE_SOURCE_SUPPORT = "exactly.once.source.support"
 TOPIC_CREATION_ENABLE = "topic.creation.enable"
 TASK_ISOLATION = "task.isolation"
+TASK_PROCESSES_MAX = "task.processes.max"
 
 # Kafka's DistributedConfig keys the runtime reads.
 GROUP_ID = "group.id"
@@ -115,9 +117,21 @@ def worker_config_def() -> ConfigDef:
         "thread",
         ValidString.in_("thread", "process", ignore_case=True),
         Importance.MEDIUM,
-        "Where tasks run: `thread`, each on a thread of the worker process; `process`, each in a child process "
-        "of the worker with its own Kafka clients, so tasks use several cores and a task that crashes its "
-        "interpreter fails alone. Exactly-once source tasks run on threads either way.",
+        "Where tasks run: `thread`, each on a thread of the worker process; `process`, in child processes of "
+        "the worker (at most `task.processes.max`) with their own Kafka clients, so tasks use several cores, "
+        "the worker's REST API does not wait for busy tasks, and a task that crashes its interpreter takes "
+        "only its process's tasks with it.",
+    )
+    d.define(
+        TASK_PROCESSES_MAX,
+        ConfigType.INT,
+        0,
+        Range.at_least(0),
+        Importance.LOW,
+        "With `task.isolation=process`, the most task processes the worker runs; 0 means as many as the "
+        "machine has cores. A new task gets a process of its own while there are fewer, else shares the one "
+        "with the fewest tasks. At least as many as the worker has tasks: each task alone in its process "
+        "(a crash fails it alone); fewer: less memory (an interpreter and Kafka clients per process).",
     )
     d.define("topic.tracking.enable", ConfigType.BOOLEAN, True, None, Importance.LOW, "Track active topics.")
     d.define("topic.tracking.allow.reset", ConfigType.BOOLEAN, True, None, Importance.LOW, "Allow topic reset.")
@@ -262,6 +276,12 @@ class WorkerConfig:
     def task_isolation(self) -> str:
         """`thread` or `process` (see the key's documentation)."""
         return str(self.values[TASK_ISOLATION]).lower()
+
+    @property
+    def task_processes_max(self) -> int:
+        """`task.processes.max`, with 0 resolved to the number of cores."""
+        configured = int(self.values[TASK_PROCESSES_MAX])
+        return configured or os.cpu_count() or 1
 
     @property
     def topic_creation_enable(self) -> bool:

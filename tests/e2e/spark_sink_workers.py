@@ -98,7 +98,8 @@ def write_properties(path: Path, props: Mapping[str, str]) -> Path:
     return path
 
 
-def worker_file(directory: Path, bootstrap: str, name: str) -> Path:
+def worker_file(directory: Path, bootstrap: str, name: str, **extra: str) -> Path:
+    """`extra` with `_` for `.` (`task_isolation`)."""
     return write_properties(
         directory / f"{name}.properties",
         {
@@ -110,6 +111,7 @@ def worker_file(directory: Path, bootstrap: str, name: str) -> Path:
             "listeners": "http://127.0.0.1:0",
             "consumer.session.timeout.ms": "6000",
             "consumer.heartbeat.interval.ms": "1000",
+            **{key.replace("_", "."): value for key, value in extra.items()},
         },
     )
 

@@ -67,10 +67,11 @@ def test_at_least_once_loses_nothing_when_a_worker_is_killed(clusters: Callable[
     assert set(topic_keys(cluster.bootstrap, topic)) >= expected
 
 
+@pytest.mark.parametrize("isolation", ["thread", "process"])
 def test_exactly_once_source_writes_every_record_once_when_a_worker_is_killed(
-    clusters: Callable[..., Cluster],
+    clusters: Callable[..., Cluster], isolation: str
 ) -> None:
-    cluster = clusters(3, exactly_once_source_support="enabled")
+    cluster = clusters(3, exactly_once_source_support="enabled", task_isolation=isolation)
     topic = start_pipeline(cluster, rate=900, source_extra={"exactly.once.support": "required"})
     wait_until(lambda: len(sink_keys(cluster.runs, "sink")) > RECORDS // 4, 60, "a quarter of the records")
 

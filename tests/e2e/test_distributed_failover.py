@@ -8,6 +8,7 @@ two workers at once" is checked against what the processes did, not against stat
 
 from __future__ import annotations
 
+import os
 import signal
 import time
 from collections import Counter
@@ -157,7 +158,8 @@ def test_a_frozen_workers_task_processes_stop_their_tasks_before_the_survivors_t
     cluster, _, _ = running_balanced(clusters(3, task_isolation="process"))
     victim, survivors = victim_and_survivors(cluster)
     task_processes = task_processes_of(victim.pid)
-    assert len(task_processes) == 4, task_processes
+    # Its 4 tasks share task.processes.max processes (by default one per core).
+    assert len(task_processes) == min(4, os.cpu_count() or 1), task_processes
 
     started = time.monotonic()
     victim.signal(signal.SIGSTOP)

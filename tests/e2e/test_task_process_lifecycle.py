@@ -1,4 +1,4 @@
-"""`kconnect standalone` with `task.isolation=process`, as a user runs it: each task in its own process,
+"""`kconnect standalone` with `task.isolation=process` (two processes: one per task), as a user runs it:
 a clean SIGTERM stops them all, and a worker killed with SIGKILL leaves no task process behind."""
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ def _pipeline(kafka_bootstrap: str, topic: str, tmp_path: Path) -> tuple[Path, l
         "offset.flush.interval.ms=500\n"
         "listeners=http://127.0.0.1:0\n"
         "task.isolation=process\n"
+        "task.processes.max=2\n"
         "task.shutdown.graceful.timeout.ms=5000\n"
     )
     source = tmp_path / "source.properties"

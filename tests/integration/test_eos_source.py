@@ -4,13 +4,11 @@ a zombie that wakes up, and the herder's fencing of a running task."""
 from __future__ import annotations
 
 import threading
-import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import pytest
-from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
 
 from connect.api import ConfigDef, SourceConnector, SourceRecord, SourceTask
 from connect.runtime.connector_config.keys import TransactionBoundary
@@ -27,6 +25,7 @@ from connect.runtime.worker_config import WorkerConfig
 from connect.runtime.worker_eos_source_task import WorkerEosSourceTask
 from tests.fixtures.kafka import TopicFactory
 from tests.support.pipelines import record_pipeline
+from tests.support.topic_reads import read_topic
 from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.integration
@@ -100,36 +99,7 @@ class FreezingConverter(StringConverter):
 
 
 def read_values(bootstrap: str, topic: str, isolation: str) -> list[int]:
-    consumer = Consumer(
-        {
-            "bootstrap.servers": bootstrap,
-            "group.id": f"eos-check-{uuid.uuid4().hex}",
-            "isolation.level": isolation,
-            "enable.partition.eof": True,
-            "enable.auto.commit": False,
-        }
-    )
-    consumer.assign([TopicPartition(topic, p, OFFSET_BEGINNING) for p in range(PARTITIONS)])
-    values: list[int] = []
-    at_end: set[int] = set()
-    deadline = time.monotonic() + 30
-    try:
-        while len(at_end) < PARTITIONS and time.monotonic() < deadline:
-            message = consumer.poll(0.5)
-            if message is None:
-                continue
-            partition = message.partition()
-            if message.error() is not None:
-                if partition is not None:
-                    at_end.add(partition)
-                continue
-            value = message.value()
-            assert value is not None
-            values.append(int(value))
-    finally:
-        consumer.close()
-    assert len(at_end) == PARTITIONS, f"did not reach the end of {topic}"
-    return values
+    return [int(value) for value in read_topic(bootstrap, topic, PARTITIONS, isolation)]
 
 
 @pytest.fixture

@@ -26,7 +26,7 @@ pytestmark = pytest.mark.integration
 
 
 class Harness:
-    def __init__(self, bootstrap: str) -> None:
+    def __init__(self, bootstrap: str, processes_max: int = 8) -> None:
         config = WorkerConfig.from_props(
             {
                 "bootstrap.servers": bootstrap,
@@ -35,6 +35,9 @@ class Harness:
                 "offset.flush.interval.ms": "200",
                 "task.shutdown.graceful.timeout.ms": "5000",
                 "task.isolation": "process",
+                "task.processes.max": str(processes_max),  # by default a process per task
+                # A killed sink task's consumer leaves its group within 6 s, not the default 45 s.
+                "consumer.session.timeout.ms": "6000",
             }
         )
         self.status = MemoryStatusStore("it-worker")
@@ -79,6 +82,13 @@ def harness(kafka_bootstrap: str) -> Iterator[Harness]:
     h.worker.stop()
 
 
+@pytest.fixture
+def one_process_harness(kafka_bootstrap: str) -> Iterator[Harness]:
+    h = Harness(kafka_bootstrap, processes_max=1)
+    yield h
+    h.worker.stop()
+
+
 def _append(path: Path, start: int, count: int) -> list[str]:
     lines = [f"line {i}" for i in range(start, start + count)]
     with path.open("a") as handle:
@@ -91,14 +101,14 @@ def _lines(path: Path) -> list[str]:
 
 
 class FilePipeline:
-    """A FileStreamSource into `topic` and a FileStreamSink out of it, each task in its own process."""
+    """A FileStreamSource into `topic` and a FileStreamSink out of it."""
 
     def __init__(self, harness: Harness, topic: str, directory: Path) -> None:
         self.source_file, self.sink_file = directory / "in.txt", directory / "out.txt"
         self.source_config = {"connector.class": "FileStreamSource", "file": str(self.source_file), "topic": topic}
         self.source = harness.run(f"src-{uuid.uuid4().hex[:6]}", self.source_config)
-        sink_config = {"connector.class": "FileStreamSink", "file": str(self.sink_file), "topics": topic}
-        self.sink = harness.run(f"snk-{uuid.uuid4().hex[:6]}", sink_config)
+        self.sink_config = {"connector.class": "FileStreamSink", "file": str(self.sink_file), "topics": topic}
+        self.sink = harness.run(f"snk-{uuid.uuid4().hex[:6]}", self.sink_config)
 
 
 def test_source_and_sink_tasks_run_in_their_own_processes_with_offsets_in_the_worker(
@@ -208,3 +218,36 @@ def test_a_logger_level_set_on_the_worker_reaches_its_task_processes(
             wait_until(debug_line_from_the_task, 15, what="a DEBUG line of the task process", interval=0.5)
         finally:
             source_logger.setLevel(logging.NOTSET)
+
+
+def test_tasks_beyond_the_process_limit_share_a_process_that_a_crash_fails_together_and_that_exits_when_idle(
+    one_process_harness: Harness, topic_factory: Callable[..., str], tmp_path: Path
+) -> None:
+    harness = one_process_harness
+    topic = topic_factory(partitions=1)
+    pipeline = FilePipeline(harness, topic, tmp_path)
+    source, sink = pipeline.source, pipeline.sink
+    expected = _append(pipeline.source_file, 0, 300)
+    wait_until(lambda: _lines(pipeline.sink_file) == expected, 60, what="the lines through one shared process")
+    shared = harness.process_of(source).pid
+    assert shared is not None and harness.process_of(sink).pid == shared
+
+    os.kill(shared, signal.SIGKILL)
+    for task in (source, sink):
+        wait_until(lambda task=task: harness.state(task) is State.FAILED, 20, what=f"{task} FAILED")  # type: ignore[misc]
+        status = harness.status.task_status(task)
+        assert (
+            status is not None and status.trace is not None and f"pid {shared}) was killed by SIGKILL" in status.trace
+        )
+
+    harness.restart(source, pipeline.source_config)
+    harness.restart(sink, pipeline.sink_config)
+    wait_until(lambda: harness.state(source) is State.RUNNING and harness.state(sink) is State.RUNNING, 30, "RUNNING")
+    again = harness.process_of(source).pid
+    assert again not in (None, shared) and harness.process_of(sink).pid == again
+    expected += _append(pipeline.source_file, 300, 200)
+    wait_until(lambda: set(_lines(pipeline.sink_file)) >= set(expected), 60, what="every line after the restart")
+
+    harness.worker.stop_tasks([source, sink])
+    assert again is not None
+    wait_until(lambda: not is_alive(again), 10, what="the idle task process to exit")

@@ -344,7 +344,8 @@ def test_admin_helpers_for_the_herder(harness: Harness, topic_factory: Callable[
     name = f"created-{uuid.uuid4().hex[:8]}"
     assert admin.create_topics([TopicSpec(name, 2, 1)]) == {name}
     assert admin.create_topics([TopicSpec(name, 2, 1)]) == set()  # exists already: not an error
-    assert admin.partition_count(name) == 2
+    # The broker's metadata may lag the controller's acknowledgement of the creation for a moment.
+    wait_until(lambda: admin.partition_count(name) == 2, 10, what="the new topic in the broker's metadata")
     assert admin.partition_count(f"missing-{uuid.uuid4().hex}") is None
 
     topic = topic_factory(partitions=2)

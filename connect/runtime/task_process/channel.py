@@ -5,10 +5,13 @@ Either end may send a one-way note (`note`: statuses, log records, target state 
 call and wait for its reply (`call`: the task's offset reads and writes, which the worker's store
 serves; later, metrics gathered from each process). Each end names what it serves in `handlers`.
 
-One reader thread per end runs the handlers in arrival order, so the notes of one sender are applied in
-the order they were sent. A handler must not `call` the other end itself: the reply would wait behind
-it. When the other end goes away (its process ended or was killed) every waiting call fails and
-`on_closed` runs once, on the reader thread.
+One reader thread per end runs the note handlers in arrival order, so the notes of one sender are applied
+in the order they were sent. Calls are served on a few threads of their own, so that one that waits (an
+offset flush of one task) holds up neither the notes nor the calls of the other tasks of a process; a
+caller waits for each reply, so the calls of one task thread still run in the order it made them. A note
+handler must not `call` the other end itself: the reply would wait behind it. When the other end goes
+away (its process ended or was killed) every waiting call fails and `on_closed` runs once, on the reader
+thread.
 """
 
 from __future__ import annotations
@@ -18,12 +21,16 @@ import itertools
 import logging
 import threading
 from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from multiprocessing.connection import Connection
 from typing import Any
 
 from connect.api.errors import ConnectError
 
 log = logging.getLogger(__name__)
+
+# Calls served at once, per channel: the tasks of a process rarely wait on more than this together.
+_CALL_THREADS = 4
 
 Handler = Callable[..., Any]
 
@@ -60,6 +67,7 @@ class Channel:
         self._ids = itertools.count(1)
         self.closed = threading.Event()
         self._reader: threading.Thread | None = None
+        self._calls: ThreadPoolExecutor | None = None
 
     def start(self, context: Callable[[], object] | None = None) -> None:
         """Start the reader thread; `context()` runs on it first (e.g. to set the task's log context)."""
@@ -129,15 +137,17 @@ class Channel:
             except Exception:
                 log.exception("%s: handling %s failed", self._name, op)
         elif kind == "call":
-            _, call_id, op, args = message
-            try:
-                reply = ("reply", call_id, True, self._handler(op)(*args))
-            except Exception as exc:
-                reply = ("reply", call_id, False, f"{type(exc).__name__}: {exc}")
-            try:
-                self._send(reply)
-            except ChannelClosedError:
-                return
+            if self._calls is None:
+                self._calls = ThreadPoolExecutor(_CALL_THREADS, thread_name_prefix=f"{self._name}-calls")
+            self._calls.submit(self._serve, *message[1:])
+
+    def _serve(self, call_id: int, op: str, args: tuple[Any, ...]) -> None:
+        try:
+            reply = ("reply", call_id, True, self._handler(op)(*args))
+        except Exception as exc:
+            reply = ("reply", call_id, False, f"{type(exc).__name__}: {exc}")
+        with contextlib.suppress(ChannelClosedError):
+            self._send(reply)
 
     def _handler(self, op: str) -> Handler:
         handler = self._handlers.get(op)
@@ -146,6 +156,8 @@ class Channel:
         return handler
 
     def _closed(self) -> None:
+        if self._calls is not None:
+            self._calls.shutdown(wait=False)
         with self._pending_lock:
             self.closed.set()
             waiting = list(self._pending.values())

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from connect.runtime.states import ConnectorTaskId
+from connect.runtime.stores import OffsetRecord
 from connect.runtime.task_process.channel import Channel
 from connect.runtime.worker_task import CURRENT_CONTEXT
 
@@ -23,8 +24,9 @@ _CALL_MARGIN_S = 5.0
 class RelayedStatus:
     """The task runner's `StatusListener`: task transitions and used topics go to the worker."""
 
-    def __init__(self, channel: Channel) -> None:
+    def __init__(self, channel: Channel, key: int) -> None:
         self._channel = channel
+        self._key = key  # the worker's name for the task (a task id may be here twice: a late stopper)
         self._muted = False
 
     def mute(self) -> None:
@@ -52,13 +54,13 @@ class RelayedStatus:
 
     def _status(self, call: str, *args: str) -> None:
         if not self._muted:
-            self._channel.note("status", call, args)
+            self._channel.note("status", self._key, call, args)
 
     def on_task_deletion(self, task: ConnectorTaskId) -> None:
         raise NotImplementedError("a task process never deletes statuses")
 
     def on_topic_used(self, task: ConnectorTaskId, topic: str) -> None:
-        self._channel.note("topic", topic)
+        self._channel.note("topic", self._key, topic)
 
     # A task process runs no connector instance.
     def on_connector_startup(self, connector: str) -> None:
@@ -96,6 +98,19 @@ class RelayedOffsetStore:
 
     def snapshot(self) -> dict[bytes, bytes]:
         result: dict[bytes, bytes] = self._channel.call("offsets.snapshot")
+        return result
+
+
+class RelayedTransactionalOffsetStore(RelayedOffsetStore):
+    """The offset store of an exactly-once source task (`TransactionalOffsetStore`): the task writes its
+    offsets itself, in its transaction, as records the worker's store lays out (topic, partition)."""
+
+    def __init__(self, channel: Channel, topic: str) -> None:
+        super().__init__(channel)
+        self.topic = topic
+
+    def offset_records(self, values: Mapping[bytes, bytes | None]) -> list[OffsetRecord]:
+        result: list[OffsetRecord] = self._channel.call("offsets.records", dict(values))
         return result
 
 

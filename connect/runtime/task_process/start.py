@@ -1,4 +1,5 @@
-"""`TaskProcessStart`: everything a task process needs to build and run its task, sent as its first message."""
+"""What the worker sends a task process: `HostStart` once, when it forks it, and a `TaskProcessStart` for
+each task it gives it."""
 
 from __future__ import annotations
 
@@ -7,6 +8,15 @@ from dataclasses import dataclass
 
 from connect.runtime.states import ConnectorTaskId, TargetState
 from connect.runtime.worker_config import WorkerConfig
+
+
+@dataclass(frozen=True)
+class HostStart:
+    log_levels: dict[str, int]
+    """The worker's root level (key "") and every logger it set a level on."""
+    worker_silence_s: float | None = None
+    """How long the tasks may run on while the worker says nothing (it says it lives every quarter of
+    this); None: as long as the worker's end of the channel is open."""
 
 
 @dataclass(frozen=True)
@@ -19,11 +29,8 @@ class TaskProcessStart:
     connector_config: dict[str, str]
     task_config: dict[str, str]
     target_state: TargetState
-    log_levels: dict[str, int]
-    """The worker's root level (key "") and every logger it set a level on."""
-    worker_silence_s: float | None = None
-    """How long the task may run on while the worker says nothing (it says it lives every quarter of
-    this); None: as long as the worker's end of the channel is open."""
+    exactly_once_offsets_topic: str | None = None
+    """The worker's offsets topic when it runs source tasks exactly once (KIP-618); None otherwise."""
 
 
 def current_log_levels() -> dict[str, int]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 
 import pytest
 
@@ -39,6 +40,14 @@ def test_bad_values_are_config_errors() -> None:
         WorkerConfig.from_props({**BASE, "offset.flush.interval.ms": "soon"})
     with pytest.raises(ConfigError, match=r"connector\.client\.config\.override\.policy"):
         WorkerConfig.from_props({**BASE, "connector.client.config.override.policy": "Some"})
+
+
+def test_task_processes_default_to_one_per_core_and_take_a_limit() -> None:
+    assert WorkerConfig.from_props(BASE).task_isolation == "thread"
+    assert WorkerConfig.from_props(BASE).task_processes_max == (os.cpu_count() or 1)
+    assert WorkerConfig.from_props({**BASE, "task.processes.max": "3"}).task_processes_max == 3
+    with pytest.raises(ConfigError, match=r"task\.processes\.max"):
+        WorkerConfig.from_props({**BASE, "task.processes.max": "-1"})
 
 
 def test_client_props_carry_bootstrap_servers_and_their_prefix() -> None:

@@ -1,0 +1,43 @@
+"""Reading a whole topic back, as a downstream consumer with a given isolation level would."""
+
+from __future__ import annotations
+
+import time
+import uuid
+
+from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
+
+
+def read_topic(bootstrap: str, topic: str, partitions: int, isolation: str, timeout: float = 30) -> list[bytes]:
+    """Every value of `topic` from the beginning to its end, partition by partition in offset order;
+    `isolation`: `read_committed` (only committed transactions) or `read_uncommitted`."""
+    consumer = Consumer(
+        {
+            "bootstrap.servers": bootstrap,
+            "group.id": f"topic-read-{uuid.uuid4().hex}",
+            "isolation.level": isolation,
+            "enable.partition.eof": True,
+            "enable.auto.commit": False,
+        }
+    )
+    consumer.assign([TopicPartition(topic, p, OFFSET_BEGINNING) for p in range(partitions)])
+    values: list[bytes] = []
+    at_end: set[int] = set()
+    deadline = time.monotonic() + timeout
+    try:
+        while len(at_end) < partitions and time.monotonic() < deadline:
+            message = consumer.poll(0.5)
+            if message is None:
+                continue
+            partition = message.partition()
+            if message.error() is not None:
+                if partition is not None:
+                    at_end.add(partition)
+                continue
+            value = message.value()
+            assert value is not None
+            values.append(value)
+    finally:
+        consumer.close()
+    assert len(at_end) == partitions, f"did not reach the end of {topic}"
+    return values
