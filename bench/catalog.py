@@ -18,6 +18,7 @@ GROUPS: tuple[Group, ...] = (
     Group("sink", "Sink throughput: Kafka → FileStreamSink"),
     Group("latency", "End-to-end latency at a fixed rate"),
     Group("rest", "REST latency under concurrent load"),
+    Group("paced", "Many small connectors: REST latency and CPU"),
     Group("memory", "Resident memory"),
     Group("startup", "Start-up: process start to REST ready"),
     Group("failover", "Distributed mode: failover, and source throughput on 3 workers"),

@@ -27,7 +27,7 @@ from bench.harness import RunContext, short_reason
 from bench.java_connect import jars as java_jars
 from bench.procs import ProcessSet
 from bench.results import BenchmarkResult, ResultsFile
-from bench.scenarios import datagen, failover, latency, memory, raw, rebalance, rest, sink, source, startup
+from bench.scenarios import datagen, failover, latency, memory, paced, raw, rebalance, rest, sink, source, startup
 from bench.settings import FULL, QUICK
 from bench.systems import JavaConnect, Kconnect, KconnectTaskProcesses, WorkerMode, WorkerSystem
 
@@ -41,6 +41,7 @@ SCENARIOS: dict[str, Scenario] = {
     "sink": sink.run,
     "latency": latency.run,
     "rest": rest.run,
+    "paced": paced.run,
     "memory": memory.run,
     "startup": startup.run,
     "failover": failover.run,

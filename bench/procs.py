@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
 
 
@@ -217,3 +218,34 @@ def _rss_bytes(pid: int) -> int:
 def tree_rss_bytes(pid: int) -> int:
     """Resident set size of `pid` plus all its descendants (shared pages counted once per process)."""
     return sum(_rss_bytes(member) for member in descendants(pid))
+
+
+def _pss_bytes(pid: int) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if line.startswith("Pss:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+def tree_pss_bytes(pid: int) -> int:
+    """Proportional set size of `pid` plus all its descendants: each page shared by k processes counts 1/k
+    in each, so the sum is the memory the tree uses together (RSS counts shared pages once per process)."""
+    return sum(_pss_bytes(member) for member in descendants(pid))
+
+
+def _cpu_seconds(pid: int) -> float:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return 0.0
+    fields = stat[stat.rfind(")") + 2 :].split()
+    # utime, stime, and the same for waited-for children (a task process that ended counts in its parent).
+    return sum(int(value) for value in fields[11:15]) / CLOCK_TICKS
+
+
+def tree_cpu_seconds(pid: int) -> float:
+    """CPU time (user + system) used so far by `pid`, its live descendants and the children they reaped."""
+    return sum(_cpu_seconds(member) for member in descendants(pid))

@@ -14,7 +14,7 @@ from typing import Any
 
 from bench.catalog import GROUP_NAMES, KCONNECT, group_title
 from bench.results import BenchmarkResult, Metric, ResultsFile, Status, SystemResult
-from bench.settings import SOURCE_TASKS
+from bench.settings import SOURCE_TASK_COUNTS
 from bench.stats import ratio
 
 METHOD_FILE = Path(__file__).with_name("method.md")
@@ -107,12 +107,15 @@ METRIC_NAMES = {
     "p99_ms": "p99 (ms)",
     "RSS_MiB": "RSS (MiB)",
     "peak_RSS_MiB": "peak RSS (MiB)",
+    "PSS_MiB": "PSS (MiB)",
+    "cpu_pct": "CPU (% of a core)",
+    "peak_PSS_MiB": "peak PSS (MiB)",
     "seconds": "seconds",
     "p50_s": "p50 (s)",
     "p99_s": "p99 (s)",
     "records_per_s_1_task": "records/s, 1 task",
-    f"records_per_s_{SOURCE_TASKS}_tasks": f"records/s, {SOURCE_TASKS} tasks",
-    f"scaling_{SOURCE_TASKS}_vs_1": f"{SOURCE_TASKS} tasks ÷ 1 task",
+    **{f"records_per_s_{n}_tasks": f"records/s, {n} tasks" for n in SOURCE_TASK_COUNTS[1:]},
+    **{f"scaling_{n}_vs_1": f"{n} tasks ÷ 1 task" for n in SOURCE_TASK_COUNTS[1:]},
     "from_start_s": "from process start (s)",
     "from_rest_s": "from REST ready (s)",
     "unaffected_pct": "unaffected tasks' throughput (% of steady)",

@@ -63,6 +63,8 @@ VALUE_SIZES: dict[str, int] = {"100B": 100, "1KB": 1024}
 FILE_BATCH_SIZE = 2000  # FileStreamSource's `batch.size` default, written out on both sides.
 # FileStreamSource is single-task in both systems: "4 tasks" is 4 connectors, each with its own file.
 SOURCE_TASKS = 4
+# The task counts of the standalone source group's scaling row (the distributed one runs 1 and SOURCE_TASKS).
+SOURCE_TASK_COUNTS = (1, 2, SOURCE_TASKS)
 
 
 @dataclass(frozen=True)
@@ -81,6 +83,10 @@ class Sizes:
     rest_seconds: float
     rest_get_rate: int
     rest_post_rate: int
+    paced_connectors: int
+    paced_rate: int
+    paced_seconds: float
+    paced_warmup_seconds: float
     memory_records: int
     memory_tasks: int
     startup_repetitions: int
@@ -117,6 +123,10 @@ FULL = Sizes(
     rest_seconds=30.0,
     rest_get_rate=45,
     rest_post_rate=10,
+    paced_connectors=50,
+    paced_rate=200,
+    paced_seconds=30.0,
+    paced_warmup_seconds=5.0,
     memory_records=200_000,
     memory_tasks=10,
     startup_repetitions=5,
@@ -149,6 +159,10 @@ QUICK = Sizes(
     rest_seconds=10.0,
     rest_get_rate=45,
     rest_post_rate=10,
+    paced_connectors=50,
+    paced_rate=200,
+    paced_seconds=10.0,
+    paced_warmup_seconds=3.0,
     memory_records=50_000,
     memory_tasks=10,
     startup_repetitions=3,

@@ -347,7 +347,7 @@ def throughput_entry(ctx: RunContext, rows: Mapping[str, SystemResult]) -> Bench
         f"{CLUSTER_WORKERS} distributed workers",
         f"1 vs {SOURCE_TASKS} tasks",
         THROUGHPUT_METHOD,
-        source.TASKS_METRICS,
+        source.tasks_metrics((1, SOURCE_TASKS)),
         rows,
         comparisons=(Reference("Java Connect", JAVA_CONNECT),),
         ratio_metrics=(source.MANY_TASKS,),

@@ -13,7 +13,7 @@ reading N lines. This group runs one standalone worker per system; the same 1-an
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,7 +29,7 @@ from bench.scenarios.common import (
     write_lines,
 )
 from bench.scenarios.raw import producer_name
-from bench.settings import FILE_BATCH_SIZE, FILE_SOURCE, SOURCE_TASKS, VALUE_SIZES
+from bench.settings import FILE_BATCH_SIZE, FILE_SOURCE, SOURCE_TASK_COUNTS, SOURCE_TASKS, VALUE_SIZES
 from bench.stats import ratio
 from bench.systems.base import Deployment
 
@@ -37,10 +37,23 @@ GROUP = "source"
 TIMES = "\u00d7"  # ruff flags the character itself as a look-alike
 # The value size of the 1-and-4-task measurement on distributed clusters (the failover group).
 TASKS_SIZE = "100B"
-ONE_TASK = "records_per_s_1_task"
-MANY_TASKS = f"records_per_s_{SOURCE_TASKS}_tasks"
-SCALING = f"scaling_{SOURCE_TASKS}_vs_1"
-TASKS_METRICS = (ONE_TASK, MANY_TASKS, SCALING)
+
+
+def tasks_metric(tasks: int) -> str:
+    return "records_per_s_1_task" if tasks == 1 else f"records_per_s_{tasks}_tasks"
+
+
+def scaling_metric(tasks: int) -> str:
+    return f"scaling_{tasks}_vs_1"
+
+
+def tasks_metrics(counts: Sequence[int]) -> tuple[str, ...]:
+    """The rate for each task count, then each count's scaling against one task."""
+    return (*(tasks_metric(n) for n in counts), *(scaling_metric(n) for n in counts if n > 1))
+
+
+MANY_TASKS = tasks_metric(SOURCE_TASKS)
+TASKS_METRICS = tasks_metrics(SOURCE_TASK_COUNTS)
 METHOD = (
     "A file of N lines (each line one record value) is prepared before timing. Timed from `POST /connectors` "
     f"(FileStreamSourceConnector, `tasks.max=1`, `batch.size={FILE_BATCH_SIZE}`) until the new 1-partition topic's end "
@@ -48,11 +61,11 @@ METHOD = (
     "per repetition. The raw producer row is the limit from the raw group's table (its settings say when it ran)."
 )
 TASKS_METHOD = (
-    f"FileStreamSource is single-task in both systems, so {SOURCE_TASKS} tasks are {SOURCE_TASKS} FileStreamSource "
-    f"connectors (`tasks.max=1` each), each reading its own file of N/{SOURCE_TASKS} lines into its own 1-partition "
-    f"topic, created one after the other; timed from the first `POST /connectors` until all {SOURCE_TASKS} topics "
-    "hold their lines. The 1-task column is one connector reading N lines, measured in the same session. "
-    f"Scaling = median {SOURCE_TASKS}-task rate ÷ median 1-task rate. The machine has 2 cores."
+    "FileStreamSource is single-task in both systems, so n tasks are n FileStreamSource connectors (`tasks.max=1` "
+    "each), each reading its own file of N/n lines into its own 1-partition topic, created one after the other; "
+    "timed from the first `POST /connectors` until all n topics hold their lines. The 1-task column is one "
+    "connector reading N lines, measured in the same session. Scaling = median n-task rate ÷ median 1-task rate. "
+    "The machine has 2 cores."
 )
 
 
@@ -133,12 +146,14 @@ def measure_file_source(
     return measure_repeated(ctx, worker, [SourceJob(source, count)], value_size, ctx.sizes.repetitions)
 
 
-def tasks_row(label: str, one: Sequence[float], many: Sequence[float]) -> SystemResult:
-    """The 1-task and N-task rates side by side, with their scaling (ratio of the medians)."""
-    one_metric = Metric("records/s", True, tuple(one))
-    many_metric = Metric("records/s", True, tuple(many))
-    scaling = ratio(many_metric.summary.median, one_metric.summary.median) or 0.0
-    metrics = {ONE_TASK: one_metric, MANY_TASKS: many_metric, SCALING: Metric(TIMES, True, (scaling,))}
+def tasks_row(label: str, rates: Mapping[int, Sequence[float]]) -> SystemResult:
+    """The rate for each task count side by side, with each one's scaling (ratio of the medians to 1 task's)."""
+    metrics = {tasks_metric(n): Metric("records/s", True, tuple(samples)) for n, samples in rates.items()}
+    one = metrics[tasks_metric(1)].summary.median
+    for n in rates:
+        if n > 1:
+            scaling = ratio(metrics[tasks_metric(n)].summary.median, one) or 0.0
+            metrics[scaling_metric(n)] = Metric(TIMES, True, (scaling,))
     return SystemResult.measured(label, metrics)
 
 
@@ -173,7 +188,7 @@ def measure_tasks(
     whole, parts = inputs
     one = measure_repeated(ctx, worker, [whole], value_size, repetitions)
     many = measure_repeated(ctx, worker, parts, value_size, repetitions)
-    return tasks_row(label, one[RECORDS_PER_S], many[RECORDS_PER_S])
+    return tasks_row(label, {1: one[RECORDS_PER_S], len(parts): many[RECORDS_PER_S]})
 
 
 def run(ctx: RunContext) -> list[BenchmarkResult]:
@@ -183,18 +198,24 @@ def run(ctx: RunContext) -> list[BenchmarkResult]:
         files[size] = inputs / f"lines-{size}.txt"
         write_lines(files[size], payload(value_size), ctx.sizes.connect_records[size])
     parts = {
-        size: split_files(
-            ctx.scratch(f"source-parts-{size}"), payload(value_size), ctx.sizes.connect_records[size], SOURCE_TASKS
+        (size, n): split_files(
+            ctx.scratch(f"source-parts-{size}-{n}"), payload(value_size), ctx.sizes.connect_records[size], n
         )
         for size, value_size in VALUE_SIZES.items()
+        for n in SOURCE_TASK_COUNTS
+        if n > 1
     }
 
     def body(worker: Deployment, record: Record, label: str) -> None:
         for size, value_size in VALUE_SIZES.items():
             samples = measure_file_source(ctx, worker, files[size], value_size, ctx.sizes.connect_records[size])
             record(source_name(size), SystemResult.measured(label, throughput_metrics(samples)))
-            many = measure_repeated(ctx, worker, parts[size], value_size, ctx.sizes.repetitions)
-            record(tasks_name(size), tasks_row(label, samples[RECORDS_PER_S], many[RECORDS_PER_S]))
+            rates = {1: samples[RECORDS_PER_S]}
+            for n in SOURCE_TASK_COUNTS[1:]:
+                rates[n] = measure_repeated(ctx, worker, parts[size, n], value_size, ctx.sizes.repetitions)[
+                    RECORDS_PER_S
+                ]
+            record(tasks_name(size), tasks_row(label, rates))
 
     standalone = ctx.each_system(
         [*(source_name(size) for size in VALUE_SIZES), *(tasks_name(size) for size in VALUE_SIZES)],
@@ -219,12 +240,13 @@ def run(ctx: RunContext) -> list[BenchmarkResult]:
         )
         for size in VALUE_SIZES
     ]
+    tasks_list = "/".join(str(n) for n in SOURCE_TASK_COUNTS)
     entries += [
         ctx.entry(
             tasks_name(size),
             GROUP,
-            f"FileStreamSource → Kafka, {size} lines, 1 and {SOURCE_TASKS} tasks, one standalone worker",
-            f"{size}, 1 vs {SOURCE_TASKS} tasks",
+            f"FileStreamSource → Kafka, {size} lines, {tasks_list} tasks, one standalone worker",
+            f"{size}, {tasks_list} tasks",
             TASKS_METHOD,
             TASKS_METRICS,
             standalone[tasks_name(size)],
@@ -233,7 +255,7 @@ def run(ctx: RunContext) -> list[BenchmarkResult]:
             settings={
                 "records": ctx.sizes.connect_records[size],
                 "value_bytes": VALUE_SIZES[size],
-                "tasks": SOURCE_TASKS,
+                "tasks": tasks_list,
                 **settings,
             },
         )

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Protocol
 
 from bench.broker import free_port
-from bench.procs import ManagedProcess, ProcessSet, tree_rss_bytes
+from bench.procs import ManagedProcess, ProcessSet, tree_cpu_seconds, tree_pss_bytes, tree_rss_bytes
 from bench.rest import ConnectRest
 from bench.settings import (
     HEARTBEAT_INTERVAL_MS,
@@ -127,6 +127,12 @@ class RunningWorker:
 
     def rss_bytes(self) -> int:
         return tree_rss_bytes(self.process.pid)
+
+    def pss_bytes(self) -> int:
+        return tree_pss_bytes(self.process.pid)
+
+    def cpu_seconds(self) -> float:
+        return tree_cpu_seconds(self.process.pid)
 
     def ensure_alive(self) -> None:
         if not self.process.alive():

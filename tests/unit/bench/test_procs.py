@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from bench.procs import ProcessSet
+from bench.procs import ProcessSet, tree_cpu_seconds, tree_pss_bytes, tree_rss_bytes
 from bench.reaper import apply
 
 REPO = Path(__file__).resolve().parents[3]
@@ -60,7 +60,7 @@ def test_a_kill_ends_the_whole_group_at_once(tmp_path: Path) -> None:
 HARNESS = """
 import sys, time
 from pathlib import Path
-from bench.procs import ProcessSet
+from bench.procs import ProcessSet, tree_cpu_seconds, tree_pss_bytes, tree_rss_bytes
 directory = Path(sys.argv[1])
 with ProcessSet() as processes:
     processes.spawn("family", {family!r}, directory / "family.log", cwd=directory)
@@ -91,3 +91,27 @@ def test_the_reaper_lists_groups_as_told_and_ignores_garbage() -> None:
         apply(line, groups)
     assert list(groups) == [os.getpid()]
     assert groups[os.getpid()] == Path(f"/proc/{os.getpid()}/cmdline").read_bytes()
+
+
+def test_a_process_trees_memory_and_cpu_include_its_children() -> None:
+    # A child that touches 64 MiB of its own and burns CPU: the tree's figures must grow by it.
+    script = (
+        "b = bytearray(64 << 20)\n"
+        "for i in range(0, len(b), 4096): b[i] = 1\n"
+        "import time\n"
+        "t = time.process_time()\n"
+        "while time.process_time() - t < 0.3: pass\n"
+        "print('ready', flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    before_cpu = tree_cpu_seconds(os.getpid())
+    alone_pss = tree_pss_bytes(os.getpid())
+    child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout is not None and child.stdout.readline().strip() == "ready"
+        assert tree_pss_bytes(os.getpid()) - alone_pss > 60 << 20
+        assert tree_rss_bytes(os.getpid()) >= tree_pss_bytes(os.getpid())
+        assert tree_cpu_seconds(os.getpid()) - before_cpu >= 0.3
+    finally:
+        child.kill()
+        child.communicate()
