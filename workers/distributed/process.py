@@ -34,6 +34,7 @@ from connect.runtime.worker import Worker
 from rest.app import create_app
 from rest.server import RestServer
 from workers.common.deferred_app import DeferredApp
+from workers.common.heap import settle_heap
 from workers.common.rest_listener import start_rest_listener, worker_id_of
 from workers.distributed.clients import connector_clients, internal_clients, membership_consumer_factory
 from workers.distributed.cluster_loggers import ClusterLoggers
@@ -82,6 +83,7 @@ class DistributedWorker:
         except BaseException:
             self.stop()
             raise
+        settle_heap()
         log.info("Kafka Connect distributed worker started: REST API at %s, group %s", self.url, self.settings.group_id)
 
     def _start_parts(self, deferred: DeferredApp, url: str) -> None:

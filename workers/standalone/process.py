@@ -27,6 +27,7 @@ from connect.runtime.worker_config import OFFSET_STORAGE_FILE, WorkerConfig
 from rest.app import create_app
 from rest.server import RestServer
 from workers.common.deferred_app import DeferredApp
+from workers.common.heap import settle_heap
 from workers.common.properties import ConnectorFile
 from workers.common.rest_listener import start_rest_listener, worker_id_of
 from workers.standalone.herder import StandaloneHerder
@@ -94,6 +95,7 @@ class StandaloneWorker:
         except BaseException:
             self.stop()
             raise
+        settle_heap()
         log.info("Kafka Connect standalone worker started: REST API at %s", self.url)
 
     @staticmethod
