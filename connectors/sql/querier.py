@@ -253,8 +253,11 @@ def _prepare_table(connection: sa.Connection, settings: QuerySettings, table_id:
     except sa.exc.NoSuchTableError:
         raise ConnectError(f"Table {table_id.fqn} does not exist") from None
     dialect = connection.dialect.name
-    mappings = {c.name: column_mapping(c.type, settings.numeric_mapping, settings.zone, dialect) for c in table.columns}
-    nullable = {c.name: bool(c.nullable) for c in table.columns}
+    # Plain str names: SQLAlchemy's quoted_name is a str subclass, which JSON encoders refuse as keys.
+    mappings = {
+        str(c.name): column_mapping(c.type, settings.numeric_mapping, settings.zone, dialect) for c in table.columns
+    }
+    nullable = {str(c.name): bool(c.nullable) for c in table.columns}
     incrementing = settings.incrementing_column or _auto_increment_column(table)
     columns = [table.c[name] for name, mapping in mappings.items() if mapping is not None]
     statement = sa.select(*columns)
@@ -269,7 +272,7 @@ def _prepare_table(connection: sa.Connection, settings: QuerySettings, table_id:
     statement = _with_criteria(statement, settings, {c.name: c for c in table.columns}, incrementing)
     if settings.query_suffix:
         statement = statement.suffix_with(settings.query_suffix)
-    return _Prepared(statement, table_id.name, mappings, nullable, incrementing, inferred=False)
+    return _Prepared(statement, str(table_id.name), mappings, nullable, incrementing, inferred=False)
 
 
 def _auto_increment_column(table: sa.Table) -> str:
@@ -341,7 +344,8 @@ def _prepare_query(connection: sa.Connection, settings: QuerySettings) -> _Prepa
         sql += " " + settings.query_suffix
     # Column names and types are only known from the rows: fields are added as values show their type.
     probe = connection.execute(sa.text(f"SELECT * FROM ({settings.query}) kconnect_query WHERE 1 = 0"))
-    names = list(probe.keys())
+    columns = probe.keys()  # (iterating the result itself would give rows)
+    names = [str(name) for name in columns]
     probe.close()
     if connection.in_transaction():
         connection.rollback()
