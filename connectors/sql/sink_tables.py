@@ -113,8 +113,16 @@ class TableCache:
             key = column in first.key_columns
             if schema is None:
                 raise ConnectError(f"Cannot create table {name}: field {column} has no schema (records need schemas)")
+            # autoincrement=False: SQLAlchemy would make a lone integer key SERIAL/AUTO_INCREMENT, and MariaDB
+            # then replaces a written 0 with a generated number.
             columns.append(
-                sa.Column(column, column_type(schema, key), primary_key=key, nullable=not key and schema.optional)
+                sa.Column(
+                    column,
+                    column_type(schema, key),
+                    primary_key=key,
+                    nullable=not key and schema.optional,
+                    autoincrement=False,
+                )
             )
         table = sa.Table(name, sa.MetaData(), *columns)
         log.info("Creating table %s", name)
