@@ -130,3 +130,34 @@ def test_restarted_worker_resumes_without_losing_or_repeating_a_row(
         reader.read(1.0)  # anything repeated would arrive with the rest
     ids = [p["id"] for p in payloads(reader.values)]
     assert ids == list(range(1, 321))
+
+
+def test_tables_are_spread_over_tasks_and_a_new_table_starts_without_a_restart(
+    sql_database: SqlDatabase, kafka_bootstrap: str, reader_factory: Any, tmp_path: Path
+) -> None:
+    for name in ("alpha", "beta", "gamma"):
+        sql_database.execute(f"CREATE TABLE {name} (id {serial_key(sql_database)}, v VARCHAR(10) NOT NULL)")
+        sql_database.execute(f"INSERT INTO {name} (v) VALUES ('{name}')")
+    prefix = f"sql-{uuid.uuid4().hex[:8]}-"
+    readers = {name: reader_factory(prefix + name) for name in ("alpha", "beta", "gamma", "delta")}
+    config = {
+        "connector.class": "SqlSourceConnector",
+        "connection.url": sql_database.url,
+        "mode": "incrementing",
+        "topic.prefix": prefix,
+        "poll.interval.ms": "200",
+        "table.poll.interval.ms": "500",
+        "tasks.max": "2",
+        **JSON_WITH_SCHEMAS,
+    }
+    with running_worker(worker_props(kafka_bootstrap, tmp_path / "offsets")) as (_, client):
+        assert client.post("/connectors", json={"name": "spread", "config": config}).status_code == 201
+        for name in ("alpha", "beta", "gamma"):
+            wait_until(lambda n=name: payloads(readers[n].read()) == [{"id": 1, "v": n}], 60, f"the row of {name}")
+        wait_until(lambda: all_running(client, "spread", 2), 30, "two running tasks")
+        sql_database.execute(f"CREATE TABLE delta (id {serial_key(sql_database)}, v VARCHAR(10) NOT NULL)")
+        sql_database.execute("INSERT INTO delta (v) VALUES ('delta')")
+        wait_until(lambda: payloads(readers["delta"].read()) == [{"id": 1, "v": "delta"}], 60, "the new table's row")
+        wait_until(lambda: all_running(client, "spread", 2), 30, "two running tasks after the reconfiguration")
+        for name in ("alpha", "beta", "gamma"):
+            assert payloads(readers[name].read()) == [{"id": 1, "v": name}], "no table copied twice"
