@@ -32,6 +32,9 @@ from connectors.sql.connection import ConnectionSettings, connect_with_retries, 
 from connectors.sql.source_config import (
     CATALOG_PATTERN,
     CONFIG_DEF,
+    MODE,
+    MODE_INCREMENTING,
+    MODE_TIMESTAMP_INCREMENTING,
     QUERY,
     SCHEMA_PATTERN,
     TABLE_BLACKLIST,
@@ -48,6 +51,8 @@ from connectors.sql.source_task import SqlSourceTask
 from connectors.sql.tables import TableFilter, TableId, encode_tables, list_tables, spread
 
 log = logging.getLogger(__name__)
+
+_EXACT_MODES = (MODE_INCREMENTING, MODE_TIMESTAMP_INCREMENTING)
 
 
 def table_filter(config: Config) -> TableFilter:
@@ -156,5 +161,8 @@ class SqlSourceConnector(SourceConnector):
             self._engine = None
 
     def exactly_once_support(self, props: Mapping[str, str]) -> ExactlyOnceSupport | None:
-        # Offsets resume exactly in incrementing modes, but timestamp and bulk modes re-read rows by design.
-        return ExactlyOnceSupport.UNSUPPORTED
+        # With offsets committed in the records' transaction (KIP-618), the modes whose offset names the
+        # last row exactly resume without a repeat; timestamp mode re-reads a run of equal timestamps after
+        # a restart, and bulk mode re-reads everything by design.
+        mode = props.get(MODE, "")
+        return ExactlyOnceSupport.SUPPORTED if mode in _EXACT_MODES else ExactlyOnceSupport.UNSUPPORTED

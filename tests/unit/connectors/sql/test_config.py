@@ -132,3 +132,19 @@ def test_confluents_class_names_resolve_to_the_sql_connectors() -> None:
     registry = PluginRegistry.discover()
     assert registry.connector_class("io.confluent.connect.jdbc.JdbcSourceConnector") is SqlSourceConnector
     assert registry.connector_class("io.confluent.connect.jdbc.JdbcSinkConnector") is SqlSinkConnector
+
+
+@pytest.mark.parametrize(
+    ("mode", "support"),
+    [
+        ("incrementing", "SUPPORTED"),
+        ("timestamp+incrementing", "SUPPORTED"),
+        ("timestamp", "UNSUPPORTED"),
+        ("bulk", "UNSUPPORTED"),
+    ],
+)
+def test_exactly_once_support_follows_the_mode(mode: str, support: str) -> None:
+    answer = SqlSourceConnector().exactly_once_support(
+        {"connection.url": "sqlite://", "mode": mode, "topic.prefix": ""}
+    )
+    assert answer is not None and answer.value == support
