@@ -96,13 +96,10 @@ def _date(value: Any) -> Any:
     return value.date() if isinstance(value, dt.datetime) else value
 
 
-def _time(zone: dt.tzinfo) -> ValueFn:
-    def convert(value: Any) -> Any:
-        if isinstance(value, dt.timedelta):  # MariaDB/MySQL TIME comes back as a duration since midnight
-            return (dt.datetime.min + value).time()
-        return value
-
-    return convert
+def _time(value: Any) -> Any:
+    if isinstance(value, dt.timedelta):  # MariaDB/MySQL TIME comes back as a duration since midnight
+        return (dt.datetime.min + value).time()
+    return value
 
 
 def timestamp_reader(zone: dt.tzinfo) -> ValueFn:
@@ -141,7 +138,7 @@ def column_mapping(
     if isinstance(t, sa.Date):
         return ColumnMapping(DATE_SCHEMA, _date)
     if isinstance(t, sa.Time):
-        return ColumnMapping(TIME_SCHEMA, _time(zone))
+        return ColumnMapping(TIME_SCHEMA, _time)
     if isinstance(t, sa.String | sa.Enum | sa.JSON | sa.Uuid):
         return ColumnMapping(STRING_SCHEMA, _to_str)
     if isinstance(t, sa.LargeBinary | sa.types._Binary):
@@ -207,7 +204,7 @@ def schema_for_value(value: Any, zone: dt.tzinfo) -> ColumnMapping:
     if isinstance(value, dt.date):
         return ColumnMapping(DATE_SCHEMA, _date)
     if isinstance(value, dt.time | dt.timedelta):
-        return ColumnMapping(TIME_SCHEMA, _time(zone))
+        return ColumnMapping(TIME_SCHEMA, _time)
     if isinstance(value, bytes | bytearray | memoryview):
         return ColumnMapping(BYTES_SCHEMA, _to_bytes)
     if isinstance(value, uuid.UUID | str | dict | list):
