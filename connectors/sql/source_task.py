@@ -23,7 +23,7 @@ from collections.abc import Mapping
 
 import sqlalchemy as sa
 
-from connect.api import Config, RetriableError, SourceRecord, SourceTask
+from connect.api import Config, RetriableError, SourceRecord, SourceRecordBatch, SourceTask
 from connectors._version import kconnect_version
 from connectors.sql.common_config import DB_TIMEZONE, connection_settings
 from connectors.sql.connection import (
@@ -149,10 +149,15 @@ class SqlSourceTask(SourceTask):
         return connect_with_retries(self._engine, self._settings, self._stop)
 
     def poll(self) -> list[SourceRecord] | None:
-        with self._polling:
-            return self._poll()
+        batches = self.poll_batches()
+        return [record for batch in batches for record in batch] if batches else None
 
-    def _poll(self) -> list[SourceRecord] | None:
+    def poll_batches(self) -> list[SourceRecordBatch] | None:
+        with self._polling:
+            batch = self._poll()
+        return [batch] if batch is not None else None
+
+    def _poll(self) -> SourceRecordBatch | None:
         while not self._stop.is_set():
             querier = self._current or self._due_querier()
             if querier is None:
@@ -161,12 +166,12 @@ class SqlSourceTask(SourceTask):
             try:
                 if self._connection is None:
                     self._connection = self._connect()
-                records = querier.read(self._connection, self._batch_max_rows)
+                batch = querier.read(self._connection, self._batch_max_rows)
             except sa.exc.DBAPIError as exc:
                 self._drop_connection(querier)
                 raise RetriableError(f"Reading {querier.partition} failed: {describe_error(exc)}") from exc
-            if records:
-                return records
+            if batch is not None:
+                return batch
             # The result is exhausted: this querier's next turn is one poll interval from now.
             self._current = None
             querier.next_run = time.monotonic() + self._poll_interval_s
