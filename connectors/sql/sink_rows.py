@@ -15,6 +15,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
 from connect.api import DataError, SinkRecord, Struct
@@ -103,30 +104,47 @@ def _key_columns(record: SinkRecord, settings: SinkSettings) -> tuple[dict[str, 
 
 def _fields(value: Any, schema: Schema | None, what: str) -> tuple[dict[str, Any], dict[str, Schema | None]]:
     if isinstance(value, Struct):
+        raw = value.raw_values()
         values: dict[str, Any] = {}
         schemas: dict[str, Schema | None] = {}
         for f in value.schema.fields:
-            values[f.name] = _column_value(value.get(f.name), f.schema, f.name)
+            field_value = raw.get(f.name)
+            if field_value is None:
+                field_value = f.schema.default  # what Struct.get gives for an unset field
+            values[f.name] = _column_value(field_value, f.schema, f.name)
             schemas[f.name] = f.schema
         return values, schemas
-    if isinstance(value, Mapping):
-        return {str(k): _column_value(v, None, str(k)) for k, v in value.items()}, dict.fromkeys(map(str, value))
+    if type(value) is dict or isinstance(value, Mapping):  # the exact-type test spares the ABC check
+        values = {str(k): _column_value(v, None, str(k)) for k, v in value.items()}
+        return values, dict.fromkeys(values)
     raise DataError(f"The record's {what} must be a struct or a map to become a row, not {type(value).__name__}")
 
 
+# Values a driver takes as they are: checked by exact type first, the one test most values need.
+_PLAIN_TYPES = frozenset({str, float, bool, bytes, Decimal, dt.datetime, dt.date, dt.time})
+
+
 def _column_value(value: Any, schema: Schema | None, name: str) -> Any:
-    if value is None:
-        return None
+    kind = type(value)
+    if kind in _PLAIN_TYPES or value is None:
+        return value
+    if kind is int:
+        if schema is not None and schema.name is not None:
+            return _logical_from_int(value, schema.name)
+        return value
     if isinstance(value, Struct | Mapping | list | tuple):
-        raise DataError(f"Field {name} is nested ({type(value).__name__}); only primitive fields become columns")
-    if schema is not None and isinstance(value, int) and not isinstance(value, bool):
-        # Logical types given as numbers (a converter without the logical type's Python form).
-        if schema.name == DATE_NAME:
-            return (_EPOCH + dt.timedelta(days=value)).date()
-        if schema.name == TIMESTAMP_NAME:
-            return _EPOCH + dt.timedelta(milliseconds=value)
-        if schema.name == TIME_NAME:
-            return (_EPOCH + dt.timedelta(milliseconds=value)).time()
+        raise DataError(f"Field {name} is nested ({kind.__name__}); only primitive fields become columns")
     if isinstance(value, bytearray | memoryview):
         return bytes(value)
+    return value
+
+
+def _logical_from_int(value: int, logical: str) -> Any:
+    """Logical types given as numbers (a converter without the logical type's Python form)."""
+    if logical == DATE_NAME:
+        return (_EPOCH + dt.timedelta(days=value)).date()
+    if logical == TIMESTAMP_NAME:
+        return _EPOCH + dt.timedelta(milliseconds=value)
+    if logical == TIME_NAME:
+        return (_EPOCH + dt.timedelta(milliseconds=value)).time()
     return value
