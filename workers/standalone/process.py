@@ -74,10 +74,10 @@ class StandaloneWorker:
 
     @property
     def local_url(self) -> str:
-        """`http://127.0.0.1:<port>` of the first listener: reachable whatever the advertised host is."""
+        """`scheme://127.0.0.1:<port>` of the first listener: reachable whatever the advertised host is."""
         if self.rest is None:
             raise RuntimeError("The worker is not started")
-        return f"http://127.0.0.1:{self.rest.port}"
+        return self.rest.local_url()
 
     def start(self, connectors: Sequence[ConnectorFile] = ()) -> None:
         """Bind REST, start the worker, create `connectors`; raises (after cleaning up) if any step fails."""
