@@ -17,6 +17,7 @@ import signal
 import socket
 import ssl
 import threading
+from collections.abc import Callable
 
 import uvicorn
 from starlette.types import ASGIApp
@@ -46,8 +47,10 @@ class RestServer:
         access_log: bool = False,
         graceful_timeout: int = 10,
         startup_timeout: float = 30.0,
+        on_stop: Callable[[], None] | None = None,
     ) -> None:
-        """`admin_listeners`: None serves `/admin` on `listeners` (Kafka's default), "" turns it off."""
+        """`admin_listeners`: None serves `/admin` on `listeners` (Kafka's default), "" turns it off.
+        `on_stop` runs once the server has stopped (e.g. closing REST extensions)."""
         self._app = app
         self._listeners = parse_listeners(listeners)
         self._admin_listeners = (
@@ -71,6 +74,7 @@ class RestServer:
         self._server: ListenerServer | None = None
         self._thread: threading.Thread | None = None
         self._stop_requested = threading.Event()
+        self._on_stop = on_stop
 
     @property
     def listeners(self) -> list[Listener]:
@@ -156,6 +160,9 @@ class RestServer:
             if self._thread.is_alive():
                 _log.warning("The REST server thread did not finish within %.1f s", self._graceful_timeout + 5.0)
         self._close_sockets()
+        on_stop, self._on_stop = self._on_stop, None
+        if on_stop is not None:
+            on_stop()
 
     def __enter__(self) -> RestServer:
         self.start()

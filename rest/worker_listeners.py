@@ -4,10 +4,12 @@ address, read as Kafka Connect reads them. Every bad key stops start-up here wit
 from __future__ import annotations
 
 import ssl
+from collections.abc import Mapping
 
 from starlette.types import ASGIApp
 
 from connect.runtime.worker_config import WorkerConfig
+from rest.http_stack import http_stack
 from rest.listeners import HTTPS, parse_listeners
 from rest.server import RestServer
 from rest.tls import ADMIN_LISTENERS_PREFIX, LISTENERS_PREFIX, TlsSettings, client_context, server_context
@@ -15,8 +17,11 @@ from rest.tls import ADMIN_LISTENERS_PREFIX, LISTENERS_PREFIX, TlsSettings, clie
 ADMIN_LISTENERS = "admin.listeners"
 
 
-def rest_server_for(config: WorkerConfig, app: ASGIApp) -> RestServer:
-    """The (unstarted) REST server of a worker serving `app`."""
+def rest_server_for(config: WorkerConfig, app: ASGIApp, environ: Mapping[str, str] | None = None) -> RestServer:
+    """The (unstarted) REST server of a worker serving `app` behind the layers of `http_stack`.
+
+    `environ` is where a REST extension finds its environment (the JAAS file); by default none."""
+    stack = http_stack(app, config, environ if environ is not None else {})
     listeners = ",".join(config.listeners)
     admin_value = config.get(ADMIN_LISTENERS)
     admin_listeners = None if admin_value is None else ",".join(admin_value)
@@ -29,8 +34,9 @@ def rest_server_for(config: WorkerConfig, app: ASGIApp) -> RestServer:
     ):
         admin_https_context = server_context(TlsSettings.for_listeners(config.originals, ADMIN_LISTENERS_PREFIX))
     return RestServer(
-        app,
+        stack.app,
         listeners,
+        on_stop=stack.extensions.close,
         https_context=https_context,
         admin_listeners=admin_listeners,
         admin_https_context=admin_https_context,

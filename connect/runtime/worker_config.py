@@ -81,6 +81,15 @@ def worker_config_def() -> ConfigDef:
     d.define("rest.extension.classes", ConfigType.LIST, "", None, Importance.LOW, "REST extensions.")
     d.define("access.control.allow.origin", ConfigType.STRING, "", None, Importance.LOW, "CORS origins.")
     d.define("access.control.allow.methods", ConfigType.STRING, "", None, Importance.LOW, "CORS methods.")
+    d.define("response.http.headers.config", ConfigType.STRING, "", None, Importance.LOW, "Response headers.")
+    d.define(
+        "rest.request.body.max.bytes",
+        ConfigType.INT,
+        10 * 1024 * 1024,
+        Range.at_least(1),
+        Importance.LOW,
+        "Largest REST request body accepted (kconnect's key); larger ones are answered 413.",
+    )
     d.define("plugin.path", ConfigType.LIST, None, None, Importance.LOW, "Plug-in directories.")
     d.define(
         "plugin.discovery",

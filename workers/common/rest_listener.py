@@ -7,6 +7,7 @@ need the id, then attach the real app. Called by each mode's process object on i
 
 from __future__ import annotations
 
+import os
 from urllib.parse import urlsplit
 
 from connect.runtime.worker_config import WorkerConfig
@@ -19,7 +20,7 @@ def start_rest_listener(config: WorkerConfig) -> tuple[RestServer, DeferredApp]:
     """Bind and serve the worker's listeners with a placeholder app; attach the real one to the returned
     `DeferredApp`. ConfigError (naming the key) for bad listener or TLS settings, before anything is bound."""
     deferred = DeferredApp()
-    rest = rest_server_for(config, deferred)
+    rest = rest_server_for(config, deferred, os.environ)
     rest.start()
     return rest, deferred
 
