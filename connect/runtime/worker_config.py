@@ -22,6 +22,7 @@ from urllib.parse import urlsplit
 
 from connect.api.config import ConfigDef, ConfigType, Importance, Range, ValidString
 from connect.api.errors import ConfigError
+from connect.runtime.inert_worker_keys import warn_inert_keys
 
 log = logging.getLogger(__name__)
 
@@ -217,6 +218,7 @@ class WorkerConfig:
         if unknown:
             # Kafka logs these and starts anyway: a plug-in or a newer version may read them.
             log.warning("Worker configs not known to kconnect (kept, maybe used by plug-ins): %s", ", ".join(unknown))
+        warn_inert_keys(props)
         return cls(dict(props), values)
 
     # -- typed accessors -----------------------------------------------------------------------

@@ -33,12 +33,6 @@ from workers.standalone.herder import StandaloneHerder
 
 log = logging.getLogger(__name__)
 
-PLUGIN_PATH_NOTE = (
-    "plugin.path is ignored: kconnect finds plug-ins through Python entry points, so install a plug-in's "
-    "package into the worker's Python environment instead"
-)
-
-
 class StandaloneWorker:
     """A standalone worker: REST server, Worker and StandaloneHerder over memory/file stores."""
 
@@ -81,8 +75,6 @@ class StandaloneWorker:
 
     def start(self, connectors: Sequence[ConnectorFile] = ()) -> None:
         """Bind REST, start the worker, create `connectors`; raises (after cleaning up) if any step fails."""
-        if self.config.get("plugin.path"):
-            log.info(PLUGIN_PATH_NOTE)
         rest, deferred = start_rest_listener(self.config)
         self.rest = rest
         try:
