@@ -33,6 +33,7 @@ from workers.standalone.herder import StandaloneHerder
 
 log = logging.getLogger(__name__)
 
+
 class StandaloneWorker:
     """A standalone worker: REST server, Worker and StandaloneHerder over memory/file stores."""
 
