@@ -22,6 +22,7 @@ from urllib.parse import urlsplit
 
 from connect.api.config import ConfigDef, ConfigType, Importance, Range, ValidString
 from connect.api.errors import ConfigError
+from connect.runtime.config_providers.transformer import resolve_with_own_providers
 from connect.runtime.inert_worker_keys import warn_inert_keys
 
 log = logging.getLogger(__name__)
@@ -205,11 +206,13 @@ class WorkerConfig:
 
     @classmethod
     def from_props(cls, props: Mapping[str, str], definition: ConfigDef | None = None) -> WorkerConfig:
-        """Parse and validate; ConfigError names the first bad key.
+        """Resolve config provider placeholders (with the providers `props` declares), parse and validate;
+        ConfigError names the first bad key.
 
         `definition`: a mode's definition extending `worker_config_def()` (distributed mode's adds the keys
         only it reads); by default the worker's own."""
         definition = definition if definition is not None else worker_config_def()
+        props = resolve_with_own_providers(props)
         values = definition.parse(props)
         for required in (KEY_CONVERTER, VALUE_CONVERTER):
             if not values.get(required):

@@ -13,9 +13,10 @@ thread.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from connect.api.errors import ConfigError, ConnectError
+from connect.runtime.info import RestartRequest
 from connect.runtime.kafka_clients import KafkaClients
 from connect.runtime.loggers import LoggerLevels
 from connect.runtime.offsets import FileOffsetStore, MemoryOffsetStore, OffsetStore
@@ -27,6 +28,7 @@ from connect.runtime.worker_config import OFFSET_STORAGE_FILE, WorkerConfig
 from rest.app import create_app
 from rest.server import RestServer
 from workers.common.deferred_app import DeferredApp
+from workers.common.logs import redact_logs
 from workers.common.properties import ConnectorFile
 from workers.common.rest_listener import start_rest_listener, worker_id_of
 from workers.standalone.herder import StandaloneHerder
@@ -52,6 +54,7 @@ class StandaloneWorker:
         self.herder: StandaloneHerder | None = None
         self.offset_store: OffsetStore | None = None
         self.status_store: MemoryStatusStore | None = None
+        self._undo_log_redaction: Callable[[], None] | None = None
 
     @classmethod
     def from_props(
@@ -127,6 +130,10 @@ class StandaloneWorker:
             config=self.config,
             loggers=loggers,
         )
+        herder = self.herder
+        # A value from a config provider with a TTL changed: restart the connector and its tasks with it.
+        worker.secrets.on_change(lambda name: herder.restart_connector(RestartRequest(name, include_tasks=True)))
+        self._undo_log_redaction = redact_logs(worker.secrets.redactor)
         self.herder.start()
         deferred.attach(create_app(self.herder, loggers=loggers))
 
@@ -140,6 +147,8 @@ class StandaloneWorker:
                 self.herder.stop()
             except Exception:
                 log.exception("Error while stopping the herder")
+        if self._undo_log_redaction is not None:
+            self._undo_log_redaction()
         log.info("Kafka Connect stopped")
 
 
