@@ -20,7 +20,7 @@ PRODUCER_OVERRIDE_PREFIX = "producer.override."
 CONSUMER_OVERRIDE_PREFIX = "consumer.override."
 ADMIN_OVERRIDE_PREFIX = "admin.override."
 _OVERRIDE_PREFIXES = (PRODUCER_OVERRIDE_PREFIX, CONSUMER_OVERRIDE_PREFIX, ADMIN_OVERRIDE_PREFIX)
-_PRINCIPAL_OVERRIDES = frozenset({"sasl.jaas.config", "sasl.mechanism", "security.protocol"})
+PRINCIPAL_OVERRIDES = frozenset({"sasl.jaas.config", "sasl.mechanism", "security.protocol"})
 
 # Kafka Connect's producer defaults (Kafka's `Worker.baseProducerConfigs`) in librdkafka's names.
 # linger.ms: Java Connect leaves 0 but Java's producer batches whatever accumulates while a request is in
@@ -155,7 +155,7 @@ def override_violations(policy: str, connector_config: Mapping[str, str]) -> lis
     if policy.lower() == "all":
         return []
     if policy.lower() == "principal":
-        return [k for k in overrides if k.split(".override.", 1)[1] not in _PRINCIPAL_OVERRIDES]
+        return [k for k in overrides if k.split(".override.", 1)[1] not in PRINCIPAL_OVERRIDES]
     return overrides
 
 

@@ -236,6 +236,7 @@ class BaseHerder(ABC):
             exactly_once_source_enabled=self._validation.exactly_once_source_enabled,
             worker_group_id=self._validation.worker_group_id,
             topic_creation_enabled=self._config.topic_creation_enable,
+            override_policy=self._config.client_config_override_policy,
         )
         return with_raw_values(infos, config, resolved, self._secrets.redactor)
 
