@@ -183,8 +183,11 @@ class RestServer:
             raise
         self._bound = [(sock.getsockname()[0], sock.getsockname()[1]) for sock in self._sockets]
         admin_ports = [port for _, port in self.admin_addresses]
+        app = self._app
+        if self._admin_mode is not AdminEndpoints.SHARED:
+            app = ListenerRoles(app, self._admin_mode, admin_ports)
         config = uvicorn.Config(
-            ListenerRoles(self._app, self._admin_mode, admin_ports),
+            app,
             log_config=None,
             access_log=self._access_log,
             timeout_graceful_shutdown=self._graceful_timeout,

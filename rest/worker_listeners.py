@@ -3,7 +3,6 @@ address, read as Kafka Connect reads them. Every bad key stops start-up here wit
 
 from __future__ import annotations
 
-import ssl
 from collections.abc import Mapping
 
 from starlette.types import ASGIApp
@@ -12,7 +11,7 @@ from connect.runtime.worker_config import WorkerConfig
 from rest.http_stack import http_stack
 from rest.listeners import HTTPS, parse_listeners
 from rest.server import RestServer
-from rest.tls import ADMIN_LISTENERS_PREFIX, LISTENERS_PREFIX, TlsSettings, client_context, server_context
+from rest.tls import ADMIN_LISTENERS_PREFIX, LISTENERS_PREFIX, TlsSettings, server_context
 
 ADMIN_LISTENERS = "admin.listeners"
 
@@ -44,9 +43,3 @@ def rest_server_for(config: WorkerConfig, app: ASGIApp, environ: Mapping[str, st
         advertised_port=config.get("rest.advertised.port"),
         advertised_listener=config.get("rest.advertised.listener"),
     )
-
-
-def worker_client_context(config: WorkerConfig) -> ssl.SSLContext:
-    """The TLS client context a process uses to call this worker's https listeners (its own trust and key
-    stores, as Kafka's workers use theirs to call each other)."""
-    return client_context(TlsSettings.for_listeners(config.originals, LISTENERS_PREFIX))

@@ -124,12 +124,20 @@ def test_a_secured_distributed_cluster_serves_and_balances(secured_cluster: Call
         ({"listeners.https.ssl.keystore.password": "wrong"}, "wrong listeners.https.ssl.keystore.password"),
         ({"listeners.https.ssl.keystore.location": "/nonexistent/ks.p12"}, "Cannot read listeners.https.ssl.keystore"),
         ({"rest.extension.classes": "com.example.Missing"}, "rest.extension.classes: cannot load com.example.Missing"),
+        ({"KAFKA_OPTS": "-Djava.security.auth.login.config=/nonexistent/jaas.conf"}, "Cannot read the JAAS file"),
+        ({"config.providers": "vault"}, 'Missing required configuration "config.providers.vault.class"'),
+        (
+            {"config.providers": "file", "config.providers.file.class": "FileConfigProvider", "x": "${file:/nope:k}"},
+            "Could not read properties from file /nope",
+        ),
     ],
 )
 def test_a_bad_security_setting_stops_a_standalone_worker_naming_it(
     tmp_path: Path, change: dict[str, str], message: str
 ) -> None:
     _, security, environ = _security(tmp_path)
+    environ = {**environ, **{k: v for k, v in change.items() if k.isupper()}}
+    change = {k: v for k, v in change.items() if not k.isupper()}
     props = {
         "bootstrap.servers": "127.0.0.1:1",
         "key.converter": "org.apache.kafka.connect.storage.StringConverter",
