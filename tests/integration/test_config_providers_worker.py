@@ -1,8 +1,10 @@
-"""A secret that changes behind a provider with a TTL: the worker restarts the connector and its task, which
-then runs with the new value (a standalone worker, real Kafka, the file connectors)."""
+"""Config providers in a standalone worker with real Kafka and the file connectors: a secret that changes
+behind a provider with a TTL restarts the connector and its task with the new value, and resolved values
+are hidden in the log lines of tasks, on threads and in task processes alike."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from pathlib import Path
 
@@ -51,3 +53,35 @@ def test_a_changed_secret_restarts_the_task_with_the_new_value(
 
     assert set(first_out.read_text().splitlines()) == {f"before-{i}" for i in range(100)}
     assert "after-99" in second_out.read_text().splitlines()
+
+
+@pytest.mark.parametrize("isolation", ["thread", "process"])
+def test_a_resolved_value_is_hidden_in_log_lines_of_tasks_on_threads_and_in_task_processes(
+    kafka_bootstrap: str,
+    topic_factory: Callable[..., str],
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+    isolation: str,
+) -> None:
+    secret_path = tmp_path / f"secret-name-{isolation}-4be1.txt"  # never created: the task logs that it waits
+    secrets = tmp_path / "secrets.properties"
+    secrets.write_text(f"path={secret_path}\n")
+    props = worker_props(
+        kafka_bootstrap,
+        tmp_path / "connect.offsets",
+        **{
+            "task.isolation": isolation,
+            "config.providers": "file",
+            "config.providers.file.class": "org.apache.kafka.common.config.provider.FileConfigProvider",
+        },
+    )
+    source = {"connector.class": "FileStreamSource", "topic": topic_factory(), "file": f"${{file:{secrets}:path}}"}
+    with caplog.at_level(logging.INFO), running_worker(props) as (_, client):
+        assert client.post("/connectors", json={"name": "src", "config": source}).status_code == 201
+        wait_until(
+            lambda: "Couldn't find file [hidden] for FileStreamSourceTask" in caplog.text,
+            30,
+            "the task's warning about its missing file",
+        )
+    assert "Starting file source connector reading from [hidden]" in caplog.text
+    assert str(secret_path) not in caplog.text
