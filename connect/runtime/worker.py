@@ -29,7 +29,7 @@ import time
 import traceback
 from collections.abc import Callable, Iterable, Mapping
 
-from connect.api.connector import SinkConnector, SourceConnector
+from connect.api.connector import Connector, SinkConnector, SourceConnector
 from connect.api.errors import ConnectError, NotFoundError
 from connect.api.task import SinkTask
 from connect.runtime.config_providers import ConfigProviders, ConfigTransformer, SecretRedactor
@@ -85,6 +85,7 @@ class Worker:
         self.offset_store = offset_store
         transformer = config_transformer or ConfigTransformer(ConfigProviders.from_props(config.originals))
         self.secrets = WorkerSecrets(transformer, SecretRedactor())
+        self.secrets.add_passwords(None, config.originals)
         self.status: StatusListener = RedactingStatusListener(status, self.secrets.redactor)
         self.clients = clients or KafkaClients.from_worker_config(config)
         self._lock = threading.RLock()
@@ -149,6 +150,7 @@ class Worker:
             log.exception("Connector %s: could not instantiate %s", name, connector_class)
             self.status.on_connector_failure(name, traceback.format_exc())
             return
+        self._hide_passwords(name, connector, config)
         holder: list[WorkerConnector] = []
         reader = OffsetStorageReader(name, self.offset_store) if isinstance(connector, SourceConnector) else None
         context = WorkerConnectorContext(name, on_reconfigure, lambda error: holder[0].fail(error), reader)
@@ -158,6 +160,15 @@ class Worker:
             self._connectors[name] = worker_connector
         log.info("Connector %s: starting %s in target state %s", name, connector_class.__name__, target_state.value)
         worker_connector.start(target_state)
+
+    def _hide_passwords(self, name: str, connector: Connector, config: Mapping[str, str]) -> None:
+        """Values of the connector's PASSWORD keys join the secrets hidden in traces and logs."""
+        try:
+            definition = connector.config()
+        except Exception:  # plug-in code; WorkerConnector reports a broken config() when it starts
+            log.debug("Connector %s: config() failed; only client secrets are hidden", name, exc_info=True)
+            definition = None
+        self.secrets.add_passwords(definition, config)
 
     def connector_task_configs(self, name: str, max_tasks: int) -> list[dict[str, str]]:
         """The connector's task configs plus `task.class` (and sink `topics`/`topics.regex`).

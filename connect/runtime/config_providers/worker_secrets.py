@@ -12,6 +12,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Mapping
 
+from connect.api.config import ConfigDef, ConfigType
 from connect.runtime.config_providers.redaction import SecretRedactor
 from connect.runtime.config_providers.reload import ConfigReloads
 from connect.runtime.config_providers.transformer import ConfigTransformer, Resolved
@@ -51,6 +52,16 @@ class WorkerSecrets:
             raw = self._raw.get(name, {})
         return [ConfigTransformer.reverse(raw, config) for config in configs]
 
+    def add_passwords(self, definition: ConfigDef | None, config: Mapping[str, str]) -> None:
+        """Hide, like resolved values, the values `config` gives to PASSWORD keys of `definition` and to
+        client secrets (`sasl.jaas.config`, `ssl.*.password`, ...) under any prefix (`producer.override.`,
+        `consumer.`): Kafka types those PASSWORD too."""
+        defined = definition.keys.items() if definition is not None else ()
+        password_keys = {name for name, key in defined if key.type is ConfigType.PASSWORD}
+        self.redactor.add(
+            value for key, value in config.items() if value and (key in password_keys or _client_secret(key))
+        )
+
     def forget(self, name: str) -> None:
         with self._lock:
             self._raw.pop(name, None)
@@ -63,3 +74,23 @@ class WorkerSecrets:
     def _changed(self, name: str) -> None:
         if self._on_change is not None:
             self._on_change(name)
+
+
+# Client secrets Kafka types PASSWORD, by their un-prefixed names.
+CLIENT_SECRETS = frozenset(
+    {
+        "sasl.jaas.config",
+        "sasl.password",
+        "sasl.oauthbearer.client.secret",
+        "ssl.key.password",
+        "ssl.keystore.password",
+        "ssl.truststore.password",
+        "ssl.keystore.key",
+        "ssl.key.pem",
+    }
+)
+
+
+def _client_secret(key: str) -> bool:
+    """A client secret, bare or under any prefix (`producer.`, `listeners.https.`, `consumer.override.`)."""
+    return key in CLIENT_SECRETS or any(key.endswith("." + secret) for secret in CLIENT_SECRETS)

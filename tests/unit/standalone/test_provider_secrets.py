@@ -210,3 +210,32 @@ def test_a_provider_that_cannot_read_refuses_the_config_or_fails_the_connector(
     status = herder.connector_status("later").connector
     assert status.state is State.FAILED
     assert "Could not read properties from file" in (status.trace or "")
+
+
+def test_literal_password_values_are_hidden_in_traces_and_logs_too(
+    herder: StandaloneHerder, caplog: pytest.LogCaptureFixture
+) -> None:
+    literal = "literal-pass-3e9a"
+    undo = redact_logs(herder.worker.secrets.redactor)
+    config = {
+        "connector.class": "LoginSource",
+        "tasks.max": "1",
+        "password": literal,
+        "producer.override.sasl.jaas.config": 'ScramLoginModule required username="u" password="jaas-pw-77";',
+        "fail": "true",
+    }
+    try:
+        with caplog.at_level(logging.INFO):
+            herder.put_connector_config("literal", config, allow_replace=False)
+            task = ConnectorTaskId("literal", 0)
+            wait_until(lambda: herder.task_status(task).status.state is State.FAILED, what="the task FAILED")
+            log.info("client config %s", config["producer.override.sasl.jaas.config"])
+    finally:
+        undo()
+    trace = herder.task_status(ConnectorTaskId("literal", 0)).status.trace or ""
+    assert "login refused for password [hidden]" in trace
+    assert literal not in caplog.text
+    assert "jaas-pw-77" not in caplog.text
+    assert "task logging in with password [hidden]" in caplog.text
+    # Stored as given: the user's own config is not rewritten.
+    assert herder.connector_config("literal")["password"] == literal
