@@ -14,6 +14,8 @@ import logging
 import re
 from collections.abc import Mapping
 
+from connect.runtime.kafka_client_tls import librdkafka_tls, uses_pem_keystore
+
 log = logging.getLogger(__name__)
 
 PRODUCER_OVERRIDE_PREFIX = "producer.override."
@@ -85,6 +87,8 @@ _JAVA_ONLY = frozenset(
         "ssl.enabled.protocols",
         "ssl.protocol",
         "ssl.engine.factory.class",
+        "ssl.client.auth",  # the server side's (REST listeners), never a client's
+        "ssl.provider",
         "ssl.secure.random.implementation",
         "enable.metrics.push",
     }
@@ -115,19 +119,26 @@ _INTERNAL_CLIENT_KEYS = frozenset(
     }
 )
 _INTERNAL_CLIENT_PREFIXES = ("ssl.", "sasl.")
+# Translated by `kafka_client_tls` rather than passed on as they are.
+_TRANSLATED_TLS = frozenset(
+    {"ssl.keystore.key", "ssl.keystore.certificate.chain", "ssl.endpoint.identification.algorithm"}
+)
+_PKCS12_KEYSTORE = frozenset({"ssl.keystore.location", "ssl.keystore.password"})
 _JAAS_OPTION = re.compile(r'(\w+)\s*=\s*"((?:[^"\\]|\\.)*)"')
 
 
 def to_librdkafka(props: Mapping[str, str], client: str) -> dict[str, str]:
     """Translate a Java client config to librdkafka's keys (drop Java-only keys, rename the others)."""
     result: dict[str, str] = {}
+    pem_keystore = uses_pem_keystore(props)
     for key, value in props.items():
         if key == "sasl.jaas.config":
             result.update(_jaas_credentials(value))
-        if key in _JAVA_ONLY:
+        if key in _JAVA_ONLY or key in _TRANSLATED_TLS or (pem_keystore and key in _PKCS12_KEYSTORE):
             log.debug("Dropping %s setting %s: the Java client's, librdkafka has no equivalent", client, key)
             continue
         result[_RENAMED.get(key, key)] = value
+    result.update(librdkafka_tls(props))
     return result
 
 

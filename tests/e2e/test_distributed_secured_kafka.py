@@ -1,0 +1,73 @@
+"""A distributed worker whose internal topics and connector clients all go through a SASL_SSL listener,
+configured with Kafka Connect's keys; and one with a wrong password, which stops with a clear error."""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+
+import pytest
+from confluent_kafka import Consumer, TopicPartition
+from confluent_kafka.admin import AdminClient
+from confluent_kafka.cimpl import NewTopic
+
+from connect.runtime.kafka_client_config import to_librdkafka
+from tests.e2e.test_distributed_support import Cluster, WorkerProcess, datagen_config, wait_until, worker_props
+
+pytestmark = pytest.mark.e2e
+
+
+def _props(keys: dict[str, str], group: str) -> dict[str, str]:
+    security = {k: v for k, v in keys.items() if k != "bootstrap.servers"}
+    return {
+        **worker_props(keys["bootstrap.servers"], group),
+        **security,
+        **{f"{client}.{k}": v for client in ("producer", "consumer", "admin") for k, v in security.items()},
+    }
+
+
+def _records(keys: dict[str, str], topic: str) -> int:
+    consumer = Consumer({**to_librdkafka(keys, "consumer"), "group.id": f"check-{uuid.uuid4().hex}"})
+    try:
+        _, high = consumer.get_watermark_offsets(TopicPartition(topic, 0), timeout=10)
+        return int(high)
+    finally:
+        consumer.close()
+
+
+def test_a_distributed_worker_over_sasl_ssl(secured_kafka_keys: dict[str, str], tmp_path: Path) -> None:
+    keys = secured_kafka_keys
+    group = f"kc-sasl-{uuid.uuid4().hex[:8]}"
+    topic = f"{group}-data"
+    admin = AdminClient(to_librdkafka(keys, "admin"))
+    admin.create_topics([NewTopic(topic, 1, 1)])[topic].result(30)
+    cluster = Cluster(keys["bootstrap.servers"], group, tmp_path, tmp_path / "runs")
+    cluster.runs.mkdir()
+    cluster.workers.append(WorkerProcess(f"{group}-w1", _props(keys, group), tmp_path))
+    try:
+        cluster.start(*cluster.workers)
+        cluster.create("src", datagen_config(cluster, topic, tasks=2, rate=100))
+        wait_until(lambda: cluster.running_on(["src"], 2, cluster.workers), 60, "both tasks RUNNING")
+        wait_until(lambda: _records(keys, topic) >= 100, 60, "records in the topic through SASL_SSL")
+        assert keys["sasl.jaas.config"].split('password="')[1].rstrip('";') not in cluster.workers[0].log_text()
+    finally:
+        cluster.stop()
+
+
+def test_a_wrong_password_stops_the_worker_with_a_clear_error(
+    secured_kafka_keys: dict[str, str], tmp_path: Path
+) -> None:
+    keys = {**secured_kafka_keys}
+    keys["sasl.jaas.config"] = keys["sasl.jaas.config"].replace('password="', 'password="wrong-')
+    group = f"kc-sasl-{uuid.uuid4().hex[:8]}"
+    worker = WorkerProcess(f"{group}-w1", _props(keys, group), tmp_path)
+    worker.start()
+    try:
+        code = worker.wait_exit(120)
+        log = worker.log_text()
+        assert code != 0, log
+        stop_line = next(line for line in log.splitlines() if "Stopping due to error" in line)
+        assert "SASL authentication error: Authentication failed" in stop_line, stop_line
+        assert "wrong-" not in log
+    finally:
+        worker.kill()
