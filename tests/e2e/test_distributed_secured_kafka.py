@@ -13,6 +13,7 @@ from confluent_kafka.cimpl import NewTopic
 
 from connect.runtime.kafka_client_config import to_librdkafka
 from tests.e2e.test_distributed_support import Cluster, WorkerProcess, datagen_config, wait_until, worker_props
+from tests.support.certificates import make_tls_files
 
 pytestmark = pytest.mark.e2e
 
@@ -54,11 +55,19 @@ def test_a_distributed_worker_over_sasl_ssl(secured_kafka_keys: dict[str, str], 
         cluster.stop()
 
 
-def test_a_wrong_password_stops_the_worker_with_a_clear_error(
-    secured_kafka_keys: dict[str, str], tmp_path: Path
+@pytest.mark.parametrize("wrong", ["password", "trust store"])
+def test_a_wrong_password_or_trust_store_stops_the_worker_with_a_clear_error(
+    secured_kafka_keys: dict[str, str], tmp_path: Path, wrong: str
 ) -> None:
     keys = {**secured_kafka_keys}
-    keys["sasl.jaas.config"] = keys["sasl.jaas.config"].replace('password="', 'password="wrong-')
+    if wrong == "password":
+        keys["sasl.jaas.config"] = keys["sasl.jaas.config"].replace('password="', 'password="wrong-')
+        expected = "SASL authentication error: Authentication failed"
+    else:
+        keys.update(
+            {"ssl.truststore.type": "PEM", "ssl.truststore.location": str(make_tls_files(tmp_path).other_ca_pem)}
+        )
+        expected = "certificate verify failed"
     group = f"kc-sasl-{uuid.uuid4().hex[:8]}"
     worker = WorkerProcess(f"{group}-w1", _props(keys, group), tmp_path)
     worker.start()
@@ -67,7 +76,7 @@ def test_a_wrong_password_stops_the_worker_with_a_clear_error(
         log = worker.log_text()
         assert code != 0, log
         stop_line = next(line for line in log.splitlines() if "Stopping due to error" in line)
-        assert "SASL authentication error: Authentication failed" in stop_line, stop_line
+        assert expected in stop_line, stop_line
         assert "wrong-" not in log
     finally:
         worker.kill()
