@@ -59,3 +59,13 @@ def test_a_standalone_worker_moves_lines_over_sasl_ssl(secured_kafka_keys: dict[
         wait_until(lambda: line_count(sink_file) >= 500, 90, "500 lines through the secured listener", interval=0.2)
         assert all_running(client, "src", 1) and all_running(client, "sink", 1)
     assert sink_file.read_text() == source_file.read_text()
+
+
+def test_the_ssl_listener_wants_a_client_certificate_from_a_pkcs12_key_store(ssl_kafka_keys: dict[str, str]) -> None:
+    keys = ssl_kafka_keys
+    assert keys["security.protocol"] == "SSL"
+    assert keys["ssl.keystore.type"] == "PKCS12"
+    assert 1 in _admin(keys).list_topics(timeout=15).brokers
+    without_certificate = {k: v for k, v in keys.items() if not k.startswith("ssl.keystore.")}
+    with pytest.raises(KafkaException):
+        _admin(without_certificate).list_topics(timeout=5)

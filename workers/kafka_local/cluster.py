@@ -227,7 +227,12 @@ class LocalKafka:
             recorded = {**layout, "cluster_id": config.new_cluster_id()}
             self.directory.mkdir(parents=True, exist_ok=True)
             (self.directory / STATE_FILE).write_text(json.dumps(recorded, indent=2) + "\n")
-        files = prepare(self.directory / "security", self.security) if self.security else None
+        keytool = Path(java).resolve().parent / "keytool"
+        files = (
+            prepare(self.directory / "security", self.security, str(keytool) if keytool.exists() else None)
+            if self.security
+            else None
+        )
         if files is not None:
             client = client_settings(files, self.secure_bootstrap_servers or "")
             files.client_properties.write_text("".join(f"{k}={v}\n" for k, v in client.items()))

@@ -17,6 +17,7 @@ from __future__ import annotations
 import datetime
 import ipaddress
 import secrets
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -72,8 +73,11 @@ class SecurityFiles:
         return self.password_file.read_text().strip()
 
 
-def prepare(directory: Path, mode: str) -> SecurityFiles:
-    """Make (once) the certificates, stores and password of a secured cluster under `directory`."""
+def prepare(directory: Path, mode: str, keytool: str | None = None) -> SecurityFiles:
+    """Make (once) the certificates, stores and password of a secured cluster under `directory`.
+
+    `keytool` (the JDK's, beside the `java` that runs the brokers) makes the PKCS12 trust store, so that
+    Java clients trust its CA too; without it `cryptography` makes one only non-Java clients read."""
     if mode not in SECURITY_MODES:
         raise ValueError(f"security must be one of {SECURITY_MODES}, not {mode}")
     files = SecurityFiles(directory, mode)
@@ -91,8 +95,11 @@ def prepare(directory: Path, mode: str) -> SecurityFiles:
     files.client_keystore.write_bytes(
         pkcs12.serialize_key_and_certificates(b"client", client_key, client_cert, [ca_cert], encryption)
     )
-    files.truststore.write_bytes(pkcs12.serialize_key_and_certificates(None, None, None, [ca_cert], encryption))
     files.ca_pem.write_bytes(ca_cert.public_bytes(serialization.Encoding.PEM))
+    if keytool is not None:
+        _keytool_truststore(keytool, files, password)
+    else:
+        files.truststore.write_bytes(pkcs12.serialize_key_and_certificates(None, None, None, [ca_cert], encryption))
     files.password_file.write_text(password + "\n")
     files.password_file.chmod(0o600)
     return files
@@ -105,9 +112,9 @@ def broker_settings(files: SecurityFiles, port: int) -> dict[str, str]:
         f"listener.name.{name}.ssl.keystore.type": "PKCS12",
         f"listener.name.{name}.ssl.keystore.location": str(files.broker_keystore),
         f"listener.name.{name}.ssl.keystore.password": files.password,
-        f"listener.name.{name}.ssl.truststore.type": "PKCS12",
-        f"listener.name.{name}.ssl.truststore.location": str(files.truststore),
-        f"listener.name.{name}.ssl.truststore.password": files.password,
+        # PEM (KIP-651): Java ignores certificates of a PKCS12 store that lack its own "trusted" attribute.
+        f"listener.name.{name}.ssl.truststore.type": "PEM",
+        f"listener.name.{name}.ssl.truststore.location": str(files.ca_pem),
     }
     if files.mode == "sasl_ssl":
         settings["sasl.enabled.mechanisms"] = SCRAM_MECHANISM
@@ -146,6 +153,17 @@ def client_settings(files: SecurityFiles, bootstrap: str) -> dict[str, str]:
         settings["ssl.keystore.location"] = str(files.client_keystore)
         settings["ssl.keystore.password"] = files.password
     return settings
+
+
+def _keytool_truststore(keytool: str, files: SecurityFiles, password: str) -> None:
+    subprocess.run(
+        [
+            keytool, "-importcert", "-noprompt", "-alias", "kconnect-local-ca", "-file", str(files.ca_pem),
+            "-storetype", "PKCS12", "-keystore", str(files.truststore), "-storepass", password,
+        ],
+        check=True,
+        capture_output=True,
+    )  # fmt: skip
 
 
 def _certificate(
