@@ -124,7 +124,7 @@ _TRANSLATED_TLS = frozenset(
     {"ssl.keystore.key", "ssl.keystore.certificate.chain", "ssl.endpoint.identification.algorithm"}
 )
 _PKCS12_KEYSTORE = frozenset({"ssl.keystore.location", "ssl.keystore.password"})
-_JAAS_OPTION = re.compile(r'(\w+)\s*=\s*"((?:[^"\\]|\\.)*)"')
+_JAAS_OPTION = re.compile(r'(\w+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s;"]+))')
 
 
 def to_librdkafka(props: Mapping[str, str], client: str) -> dict[str, str]:
@@ -143,10 +143,38 @@ def to_librdkafka(props: Mapping[str, str], client: str) -> dict[str, str]:
 
 
 def _jaas_credentials(jaas: str) -> dict[str, str]:
-    # PLAIN and SCRAM JAAS lines carry a username and password that librdkafka takes as plain settings.
-    options = dict(_JAAS_OPTION.findall(jaas))
+    """librdkafka's settings for the credentials of a Java JAAS line (`sasl.jaas.config`).
+
+    PLAIN and SCRAM carry `username` and `password`. OAUTHBEARER (KIP-768) carries `clientId`,
+    `clientSecret` and maybe `scope` for the OIDC client-credentials flow (with
+    `sasl.oauthbearer.token.endpoint.url`, which librdkafka names alike), or, for development, the
+    unsecured JWT options (`unsecuredLoginStringClaim_sub`, `unsecuredLoginLifetimeSeconds`,
+    `unsecuredLoginExtension_<name>`)."""
+    options = {m.group(1): m.group(2) if m.group(2) is not None else m.group(3) for m in _JAAS_OPTION.finditer(jaas)}
+    if "OAuthBearerLoginModule" in jaas:
+        return _oauthbearer(options)
     if "username" in options and "password" in options:
         return {"sasl.username": options["username"], "sasl.password": options["password"]}
+    return {}
+
+
+def _oauthbearer(options: Mapping[str, str]) -> dict[str, str]:
+    if "clientId" in options and "clientSecret" in options:
+        settings = {
+            "sasl.oauthbearer.method": "oidc",
+            "sasl.oauthbearer.client.id": options["clientId"],
+            "sasl.oauthbearer.client.secret": options["clientSecret"],
+        }
+        if "scope" in options:
+            settings["sasl.oauthbearer.scope"] = options["scope"]
+        return settings
+    if "unsecuredLoginStringClaim_sub" in options:
+        parts = [f"principal={options['unsecuredLoginStringClaim_sub']}"]
+        if "unsecuredLoginLifetimeSeconds" in options:
+            parts.append(f"lifeSeconds={options['unsecuredLoginLifetimeSeconds']}")
+        prefix = "unsecuredLoginExtension_"
+        parts += [f"extension_{k[len(prefix) :]}={v}" for k, v in options.items() if k.startswith(prefix)]
+        return {"enable.sasl.oauthbearer.unsecure.jwt": "true", "sasl.oauthbearer.config": " ".join(parts)}
     return {}
 
 
