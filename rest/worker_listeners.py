@@ -20,7 +20,6 @@ def rest_server_for(config: WorkerConfig, app: ASGIApp, environ: Mapping[str, st
     """The (unstarted) REST server of a worker serving `app` behind the layers of `http_stack`.
 
     `environ` is where a REST extension finds its environment (the JAAS file); by default none."""
-    stack = http_stack(app, config, environ if environ is not None else {})
     listeners = ",".join(config.listeners)
     admin_value = config.get(ADMIN_LISTENERS)
     admin_listeners = None if admin_value is None else ",".join(admin_value)
@@ -32,6 +31,8 @@ def rest_server_for(config: WorkerConfig, app: ASGIApp, environ: Mapping[str, st
         lst.protocol == HTTPS for lst in parse_listeners(admin_listeners, key=ADMIN_LISTENERS, allow_empty=True)
     ):
         admin_https_context = server_context(TlsSettings.for_listeners(config.originals, ADMIN_LISTENERS_PREFIX))
+    # Last: REST extensions are started here, and nothing after may fail without closing them.
+    stack = http_stack(app, config, environ if environ is not None else {})
     return RestServer(
         stack.app,
         listeners,

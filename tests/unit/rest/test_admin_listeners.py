@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ssl
 from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
 import pytest
@@ -13,6 +15,7 @@ from connect.runtime.worker_config import WorkerConfig
 from rest.app import create_app
 from rest.server import RestServer
 from rest.worker_listeners import rest_server_for
+from tests.support.certificates import STORE_PASSWORD, make_tls_files
 from tests.support.fake_herder import FakeHerder
 from tests.support.rest_harness import isolated_root_logger
 
@@ -68,3 +71,23 @@ def test_admin_listeners_may_not_share_a_port() -> None:
         RestServer(create_app(FakeHerder()), "http://127.0.0.1:8083", admin_listeners="http://localhost:8083")
     with pytest.raises(ConfigError, match=r"Invalid admin\.listeners entry 'ftp://:1'"):
         RestServer(create_app(FakeHerder()), "http://:0", admin_listeners="ftp://:1")
+
+
+def test_an_https_admin_listener_reads_its_own_prefixed_keys(started: list[RestServer], tmp_path: Path) -> None:
+    tls = make_tls_files(tmp_path)
+    server = _start(
+        started,
+        {
+            "listeners": "http://127.0.0.1:0",
+            "admin.listeners": "https://127.0.0.1:0",
+            "admin.listeners.https.ssl.keystore.type": "PKCS12",
+            "admin.listeners.https.ssl.keystore.location": str(tls.server_p12),
+            "admin.listeners.https.ssl.keystore.password": STORE_PASSWORD,
+        },
+    )
+    admin = f"https://127.0.0.1:{server.admin_addresses[0][1]}/admin/loggers"
+    context = ssl.create_default_context(cafile=str(tls.ca_pem))
+    assert httpx.get(admin, verify=context).status_code == 200
+    # Without admin.listeners.https.* keys, the plain ssl.* keys serve (all or nothing, as in Kafka).
+    with pytest.raises(ConfigError, match=r"needs a key store: set ssl\.keystore\.location"):
+        _start(started, {"listeners": "http://127.0.0.1:0", "admin.listeners": "https://127.0.0.1:0"})
