@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import logging
 import sys
+from collections.abc import Callable
 
+from connect.runtime.config_providers import RedactingFilter, SecretRedactor
 from connect.runtime.worker_task import ConnectorContextFilter
 
 FORMAT = "[%(asctime)s] %(levelname)s %(connector_prefix)s%(message)s (%(name)s)"
@@ -35,3 +37,17 @@ def configure_logging(level: int | str = logging.INFO) -> None:
     root.setLevel(level)
     # librdkafka's own log lines are noisy at INFO; its warnings still show.
     logging.getLogger("connect.runtime.kafka_clients.librdkafka").setLevel(logging.WARNING)
+
+
+def redact_logs(redactor: SecretRedactor) -> Callable[[], None]:
+    """Hide `redactor`'s secrets in every line the root logger's handlers write; returns the undo."""
+    redacting = RedactingFilter(redactor)
+    handlers = list(logging.getLogger().handlers)
+    for handler in handlers:
+        handler.addFilter(redacting)
+
+    def undo() -> None:
+        for handler in handlers:
+            handler.removeFilter(redacting)
+
+    return undo

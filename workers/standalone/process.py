@@ -13,9 +13,10 @@ thread.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from connect.api.errors import ConfigError, ConnectError
+from connect.runtime.info import RestartRequest
 from connect.runtime.kafka_clients import KafkaClients
 from connect.runtime.loggers import LoggerLevels
 from connect.runtime.offsets import FileOffsetStore, MemoryOffsetStore, OffsetStore
@@ -28,16 +29,12 @@ from rest.app import create_app
 from rest.server import RestServer
 from workers.common.deferred_app import DeferredApp
 from workers.common.heap import settle_heap
+from workers.common.logs import redact_logs
 from workers.common.properties import ConnectorFile
 from workers.common.rest_listener import start_rest_listener, worker_id_of
 from workers.standalone.herder import StandaloneHerder
 
 log = logging.getLogger(__name__)
-
-PLUGIN_PATH_NOTE = (
-    "plugin.path is ignored: kconnect finds plug-ins through Python entry points, so install a plug-in's "
-    "package into the worker's Python environment instead"
-)
 
 
 class StandaloneWorker:
@@ -58,6 +55,7 @@ class StandaloneWorker:
         self.herder: StandaloneHerder | None = None
         self.offset_store: OffsetStore | None = None
         self.status_store: MemoryStatusStore | None = None
+        self._undo_log_redaction: Callable[[], None] | None = None
 
     @classmethod
     def from_props(
@@ -75,15 +73,13 @@ class StandaloneWorker:
 
     @property
     def local_url(self) -> str:
-        """`http://127.0.0.1:<port>` of the first listener: reachable whatever the advertised host is."""
+        """`scheme://127.0.0.1:<port>` of the first listener: reachable whatever the advertised host is."""
         if self.rest is None:
             raise RuntimeError("The worker is not started")
-        return f"http://127.0.0.1:{self.rest.port}"
+        return self.rest.local_url()
 
     def start(self, connectors: Sequence[ConnectorFile] = ()) -> None:
         """Bind REST, start the worker, create `connectors`; raises (after cleaning up) if any step fails."""
-        if self.config.get("plugin.path"):
-            log.info(PLUGIN_PATH_NOTE)
         rest, deferred = start_rest_listener(self.config)
         self.rest = rest
         try:
@@ -136,6 +132,10 @@ class StandaloneWorker:
             config=self.config,
             loggers=loggers,
         )
+        herder = self.herder
+        # A value from a config provider with a TTL changed: restart the connector and its tasks with it.
+        worker.secrets.on_change(lambda name: herder.restart_connector(RestartRequest(name, include_tasks=True)))
+        self._undo_log_redaction = redact_logs(worker.secrets.redactor)
         self.herder.start()
         deferred.attach(create_app(self.herder, loggers=loggers))
 
@@ -149,6 +149,8 @@ class StandaloneWorker:
                 self.herder.stop()
             except Exception:
                 log.exception("Error while stopping the herder")
+        if self._undo_log_redaction is not None:
+            self._undo_log_redaction()
         log.info("Kafka Connect stopped")
 
 
