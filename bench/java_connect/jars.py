@@ -3,8 +3,9 @@
 `pom.xml` beside this module names the classpath. The cache holds `connect-<version>/libs` (the
 classpath), `connect-<version>/plugins/connect-file` (the FileStream connectors, loaded from
 `plugin.path` as in Kafka's distribution) and `connect-<version>/tools` (Kafka's test connectors with the
-kafka-server-common jar only they need; on the classpath of the workers that ask for them), completed by a
-marker recording the descriptor's digest and the layout.
+kafka-server-common jar only they need; on the classpath of the workers that ask for them),
+`connect-<version>/rest-extensions` (Kafka's basic-auth REST extension, likewise), completed by a marker
+recording the descriptor's digest and the layout.
 """
 
 from __future__ import annotations
@@ -27,7 +28,9 @@ PLUGIN_JARS = ("connect-file",)
 # Moved out of `libs` into `tools`: a worker loads `org.apache.kafka.connect.tools` classes from its classpath only
 # (they are not isolated by plugin.path), and no benchmark but the one that runs them should carry them.
 TOOL_JARS = ("connect-test-plugins", "kafka-server-common")
-LAYOUT = b"libs, plugins/<plugin>, tools"
+# Moved out of `libs` likewise: only the workers of the security benchmark load a REST extension.
+REST_EXTENSION_JARS = ("connect-basic-auth-extension",)
+LAYOUT = b"libs, plugins/<plugin>, tools, rest-extensions"
 
 
 @dataclass(frozen=True)
@@ -47,6 +50,14 @@ class ConnectJars:
     def with_tools(self) -> ConnectJars:
         """These jars with Kafka's test connectors (VerifiableSourceConnector, ...) on the classpath too."""
         return replace(self, extra=(*self.extra, self.tools))
+
+    @property
+    def rest_extensions(self) -> Path:
+        return self.libs.parent / "rest-extensions"
+
+    def with_rest_extensions(self) -> ConnectJars:
+        """These jars with Kafka's basic-auth REST extension on the classpath too."""
+        return replace(self, extra=(*self.extra, self.rest_extensions))
 
 
 def _fingerprint(version: str) -> str:
@@ -94,9 +105,10 @@ def fetch(version: str, cache: Path | None = None) -> ConnectJars:
         directory.mkdir(parents=True)
         for jar in jars.libs.glob(f"{plugin}-{version}.jar"):
             jar.rename(directory / jar.name)
-    jars.tools.mkdir(parents=True)
-    for artifact in TOOL_JARS:
-        for jar in jars.libs.glob(f"{artifact}-{version}.jar"):
-            jar.rename(jars.tools / jar.name)
+    for directory, artifacts in ((jars.tools, TOOL_JARS), (jars.rest_extensions, REST_EXTENSION_JARS)):
+        directory.mkdir(parents=True)
+        for artifact in artifacts:
+            for jar in jars.libs.glob(f"{artifact}-{version}.jar"):
+                jar.rename(directory / jar.name)
     marker.write_text(_fingerprint(version) + "\n")
     return jars
