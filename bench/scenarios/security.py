@@ -27,7 +27,7 @@ import httpx
 
 from bench.catalog import JAVA_CONNECT, KCONNECT
 from bench.harness import STANDALONE_MODE, RunContext, repeat, short_reason, wait_until
-from bench.java_connect.jars import ConnectJars
+from bench.java_connect import basic_auth
 from bench.rest import RestAccess
 from bench.results import BenchmarkResult, Metric, Reference, SystemResult
 from bench.scenarios.common import payload, write_lines
@@ -169,24 +169,32 @@ class WorkerPair:
     secured: RunningWorker
 
 
-def secured_system(system: WorkerSystem, rest: SecuredRest) -> WorkerSystem:
-    """Java Connect with Kafka's basic-auth extension on its classpath and the JAAS option KAFKA_OPTS would
-    give it; kconnect as it is (it reads KAFKA_OPTS from its environment)."""
+def secured_system(system: WorkerSystem, rest: SecuredRest, java_extension: Path) -> WorkerSystem:
+    """Java Connect with Kafka's basic-auth extension (`java_extension`'s jars) on its classpath and the JAAS
+    option KAFKA_OPTS would give it; kconnect as it is (it reads KAFKA_OPTS from its environment)."""
     if isinstance(system, JavaConnect):
-        jars: ConnectJars = system.jars.with_rest_extensions()
-        return JavaConnect(jars, system.version, kafka_opts=(rest.kafka_opts,))
+        return JavaConnect(system.jars.with_extra(java_extension), system.version, kafka_opts=(rest.kafka_opts,))
+    return system
+
+
+def secured_variant(system: WorkerSystem, rest: SecuredRest) -> WorkerSystem:
+    """`secured_system`, resolving the extension's jars for Java first (raises if they cannot be had)."""
+    if isinstance(system, JavaConnect):
+        return secured_system(system, rest, basic_auth.fetch(system.jars, system.version))
     return system
 
 
 @contextlib.contextmanager
-def worker_pair(ctx: RunContext, system: WorkerSystem, rest: SecuredRest) -> Iterator[WorkerPair]:
-    """A plain and a secured standalone worker of `system`, both stopped when the block ends."""
+def worker_pair(
+    ctx: RunContext, system: WorkerSystem, secured_as: WorkerSystem, rest: SecuredRest
+) -> Iterator[WorkerPair]:
+    """A plain standalone worker of `system` and a secured one of `secured_as`, both stopped when the block ends."""
     started: list[RunningWorker] = []
     try:
         plain = start_worker(system, ctx.processes, ctx.bootstrap_servers, ctx.scratch(f"{system.key}-plain"))
         started.append(plain)
         secured = start_worker(
-            secured_system(system, rest),
+            secured_as,
             ctx.processes,
             ctx.bootstrap_servers,
             ctx.scratch(f"{system.key}-secured"),
@@ -281,8 +289,10 @@ def measure_pairs(ctx: RunContext, pair: WorkerPair, source: Path) -> dict[str, 
     return repeat(measure, ctx.sizes.warmups, ctx.sizes.repetitions)
 
 
-def measure_system(ctx: RunContext, system: WorkerSystem, rest: SecuredRest, source: Path) -> dict[str, SystemResult]:
-    with worker_pair(ctx, system, rest) as pair:
+def measure_system(
+    ctx: RunContext, system: WorkerSystem, secured_as: WorkerSystem, rest: SecuredRest, source: Path
+) -> dict[str, SystemResult]:
+    with worker_pair(ctx, system, secured_as, rest) as pair:
         latency = measure_rest(ctx, pair)
         rows = {REST_NAMES[mode]: rest_row(system.label, latency[mode]) for mode in REST_NAMES}
         rows[PAIR_NAME] = pair_row(system.label, measure_pairs(ctx, pair, source))
@@ -303,12 +313,19 @@ def run(ctx: RunContext) -> list[BenchmarkResult]:
         reason = ctx.unavailable_reason(system)
         if reason is None and not ctx.secured_kafka:
             reason = "the run's broker has no SASL_SSL listener"
+        secured_as = system
+        if reason is None:
+            try:
+                secured_as = secured_variant(system, rest)
+            except Exception as error:
+                log.exception("%s cannot be secured here", system.label)
+                reason = f"Kafka's basic-auth REST extension is not available: {short_reason(error)}"
         if reason is not None:
             for name in NAMES:
                 rows[name][system.key] = SystemResult.not_measurable(system.label, reason)
             continue
         try:
-            for name, row in measure_system(ctx, system, rest, source).items():
+            for name, row in measure_system(ctx, system, secured_as, rest, source).items():
                 rows[name][system.key] = row
         except Exception as error:
             log.exception("%s failed in the security group", system.label)

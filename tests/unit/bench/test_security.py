@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from bench.java_connect import basic_auth
 from bench.java_connect.jars import ConnectJars
 from bench.results import SystemResult
 from bench.scenarios import security
@@ -64,13 +65,33 @@ def test_kafka_client_keys_go_to_the_worker_and_to_every_connector_client_prefix
 def test_java_gets_the_extension_jars_and_the_jaas_option_kafka_opts_would_give_it(tmp_path: Path) -> None:
     rest = write_secured_rest(tmp_path / "rest")
     java = JavaConnect(ConnectJars(tmp_path / "libs", tmp_path / "plugins"), "4.3.1")
-    secured = security.secured_system(java, rest)
+    secured = security.secured_system(java, rest, tmp_path / "basic-auth")
     assert isinstance(secured, JavaConnect)
     command = secured.command(tmp_path / "worker.properties", tmp_path, WorkerMode.STANDALONE)
     assert f"-Djava.security.auth.login.config={rest.jaas_file}" in command
-    assert str(tmp_path / "rest-extensions" / "*") in command[command.index("-cp") + 1]
+    assert str(tmp_path / "basic-auth" / "*") in command[command.index("-cp") + 1]
     kconnect = Kconnect()
-    assert security.secured_system(kconnect, rest) is kconnect
+    assert security.secured_system(kconnect, rest, tmp_path / "basic-auth") is kconnect
+    assert security.secured_variant(kconnect, rest) is kconnect
+
+
+def test_the_extension_keeps_only_the_jars_java_connects_classpath_lacks(tmp_path: Path) -> None:
+    extension, classpath = tmp_path / "extension", tmp_path / "libs"
+    for directory, names in (
+        (
+            extension,
+            ("connect-basic-auth-extension-4.3.1.jar", "connect-api-4.3.1.jar", "javax.annotation-api-1.3.2.jar"),
+        ),
+        (classpath, ("connect-api-4.3.1.jar", "connect-runtime-4.3.1.jar")),
+    ):
+        directory.mkdir()
+        for name in names:
+            (directory / name).touch()
+    assert basic_auth.drop_duplicates(extension, classpath) == ["connect-api-4.3.1.jar"]
+    assert sorted(jar.name for jar in extension.iterdir()) == [
+        "connect-basic-auth-extension-4.3.1.jar",
+        "javax.annotation-api-1.3.2.jar",
+    ]
 
 
 REST_SAMPLES = {
