@@ -129,12 +129,10 @@ def test_the_rest_target_compares_the_median_costs() -> None:
     assert (security.rest_target(dear, cheap) or "").startswith("missed")
 
 
-def test_the_pair_target_compares_the_ratios_to_java_on_both_listeners() -> None:
+def test_the_pair_target_compares_the_shares_of_plaintexts_rate_each_system_keeps() -> None:
     kconnect = security.pair_row("kconnect", {security.PLAIN_RATE: [200.0], security.SECURED_RATE: [150.0]})
     java = security.pair_row("Java", {security.PLAIN_RATE: [100.0], security.SECURED_RATE: [50.0]})
-    assert security.pair_target(kconnect, java) == (
-        "met, 3.00\u00d7 Java's rate on SASL_SSL against 2.00\u00d7 on PLAINTEXT"
-    )
+    assert security.pair_target(kconnect, java) == "met, SASL_SSL \u00f7 PLAINTEXT 0.75\u00d7 against Java's 0.50\u00d7"
     assert (security.pair_target(java, kconnect) or "").startswith("missed")
 
 
