@@ -19,8 +19,8 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
@@ -29,34 +29,40 @@ from bench.catalog import JAVA_CONNECT, KCONNECT
 from bench.harness import STANDALONE_MODE, RunContext, repeat, short_reason, wait_until
 from bench.java_connect import basic_auth
 from bench.rest import RestAccess
-from bench.results import BenchmarkResult, Metric, Reference, SystemResult
+from bench.results import BenchmarkResult, Reference, SystemResult
 from bench.scenarios.common import payload, write_lines
 from bench.scenarios.rest import EndpointLog, idle_source, open_loop
+from bench.scenarios.security_rows import (
+    HTTP_P50,
+    PAIR_METRICS,
+    PLAIN_RATE,
+    REST_METRICS,
+    SECURED_P50,
+    SECURED_RATE,
+    latency_figures,
+    pair_row,
+    pair_target,
+    rest_row,
+    rest_target,
+    with_target,
+)
 from bench.scenarios.sink import file_size
 from bench.scenarios.source import source_config
 from bench.secured_worker import BASIC_AUTH_EXTENSION, SecuredRest, write_secured_rest
 from bench.settings import FILE_SINK, VALUE_SIZES
-from bench.stats import percentile, ratio
 from bench.systems import JavaConnect, RunningWorker, WorkerSystem, start_worker
 from bench.systems.base import stop_worker
 
 log = logging.getLogger(__name__)
 
 GROUP = "security"
-TIMES = "\u00d7"  # ruff flags the character itself as a look-alike
 IDLE_CONNECTORS = 5
 PAIR_SIZE = "100B"
 
 # REST tables: one per way of connecting.
 REUSED, FRESH = "reused", "fresh"
 REST_NAMES = {REUSED: "security-rest-keepalive", FRESH: "security-rest-new-connection"}
-HTTP_P50, SECURED_P50, COST_P50 = "http_p50_ms", "https_auth_p50_ms", "tls_auth_cost_p50_ms"
-HTTP_P99, SECURED_P99 = "http_p99_ms", "https_auth_p99_ms"
-REST_METRICS = (HTTP_P50, SECURED_P50, COST_P50, HTTP_P99, SECURED_P99)
-# The throughput table.
 PAIR_NAME = "security-filestream-pair"
-PLAIN_RATE, SECURED_RATE, SECURED_SHARE = "plaintext_records_per_s", "sasl_ssl_records_per_s", "sasl_ssl_vs_plaintext"
-PAIR_METRICS = (PLAIN_RATE, SECURED_RATE, SECURED_SHARE)
 NAMES = (*REST_NAMES.values(), PAIR_NAME)
 
 REST_METHOD = (
@@ -84,67 +90,6 @@ PAIR_METHOD = (
     "it, `tasks.max=1` each) until the sink's file holds all N lines, polled every 20 ms; plain and secured "
     "alternate in each repetition. SASL_SSL ÷ PLAINTEXT is taken within each repetition."
 )
-
-
-def rest_row(label: str, samples: Mapping[str, Sequence[float]]) -> SystemResult:
-    """Per-repetition p50s and p99s of both workers, and the paired cost."""
-    costs = [secured - plain for plain, secured in zip(samples[HTTP_P50], samples[SECURED_P50], strict=True)]
-    metrics = {
-        name: Metric("ms", False, tuple(samples[name])) for name in (HTTP_P50, SECURED_P50, HTTP_P99, SECURED_P99)
-    }
-    metrics[COST_P50] = Metric("ms", False, tuple(costs))
-    return SystemResult.measured(label, metrics)
-
-
-def pair_row(label: str, samples: Mapping[str, Sequence[float]]) -> SystemResult:
-    """Both rates, and SASL_SSL's share of PLAINTEXT's rate within each repetition."""
-    shares = [
-        ratio(secured, plain) or 0.0 for plain, secured in zip(samples[PLAIN_RATE], samples[SECURED_RATE], strict=True)
-    ]
-    metrics = {name: Metric("records/s", True, tuple(samples[name])) for name in (PLAIN_RATE, SECURED_RATE)}
-    metrics[SECURED_SHARE] = Metric(TIMES, True, tuple(shares))
-    return SystemResult.measured(label, metrics)
-
-
-def rest_target(kconnect: SystemResult, java: SystemResult) -> str | None:
-    """The REST target, read from the medians: kconnect's TLS + auth cost no larger than Java's."""
-    mine, theirs = kconnect.median(COST_P50), java.median(COST_P50)
-    if mine is None or theirs is None:
-        return None
-    verdict = "met" if mine <= theirs else "missed"
-    return f"{verdict}, p50 cost {mine:.2f} ms against Java's {theirs:.2f} ms"
-
-
-def pair_target(kconnect: SystemResult, java: SystemResult) -> str | None:
-    """The throughput target: kconnect's rate over Java's at least as high on SASL_SSL as on PLAINTEXT, which is
-    kconnect's SASL_SSL ÷ PLAINTEXT at least Java's. Read from those shares, each taken within a repetition,
-    so that drift between repetitions (other work on the machine) cancels out."""
-    mine, theirs = kconnect.median(SECURED_SHARE), java.median(SECURED_SHARE)
-    if mine is None or theirs is None:
-        return None
-    verdict = "met" if mine >= theirs else "missed"
-    return f"{verdict}, SASL_SSL ÷ PLAINTEXT {mine:.2f}{TIMES} against Java's {theirs:.2f}{TIMES}"
-
-
-def with_target(
-    rows: Mapping[str, SystemResult], target: Callable[[SystemResult, SystemResult], str | None]
-) -> dict[str, SystemResult]:
-    """`rows` with the target's verdict among kconnect's details, when both rows were measured."""
-    kconnect, java = rows.get(KCONNECT), rows.get(JAVA_CONNECT)
-    verdict = target(kconnect, java) if kconnect is not None and java is not None else None
-    if kconnect is None or verdict is None:
-        return dict(rows)
-    return {**rows, KCONNECT: replace(kconnect, details={**kconnect.details, "target": verdict})}
-
-
-def latency_figures(log: EndpointLog, prefix: str) -> dict[str, float]:
-    """`<prefix>_p50_ms` and `<prefix>_p99_ms` of one burst; raises if any request failed."""
-    if log.errors or not log.latencies_ms:
-        raise RuntimeError(f"{log.errors} of {len(log.latencies_ms)} requests failed over {prefix}")
-    return {
-        f"{prefix}_p50_ms": percentile(log.latencies_ms, 0.5),
-        f"{prefix}_p99_ms": percentile(log.latencies_ms, 0.99),
-    }
 
 
 async def status_burst(

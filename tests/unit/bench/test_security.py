@@ -10,7 +10,7 @@ import pytest
 from bench.java_connect import basic_auth
 from bench.java_connect.jars import ConnectJars
 from bench.results import SystemResult
-from bench.scenarios import security
+from bench.scenarios import security, security_rows
 from bench.scenarios.rest import EndpointLog
 from bench.secured_worker import (
     BASIC_AUTH_EXTENSION,
@@ -103,47 +103,54 @@ REST_SAMPLES = {
 
 
 def test_the_rest_row_pairs_each_repetitions_costs() -> None:
-    row = security.rest_row("kconnect", REST_SAMPLES)
-    assert row.metrics[security.COST_P50].samples == (1.0, 0.5, 3.0)
-    assert row.median(security.COST_P50) == 1.0
-    assert not row.metrics[security.COST_P50].higher_is_better
+    row = security_rows.rest_row("kconnect", REST_SAMPLES)
+    assert row.metrics[security_rows.COST_P50].samples == (1.0, 0.5, 3.0)
+    assert row.median(security_rows.COST_P50) == 1.0
+    assert not row.metrics[security_rows.COST_P50].higher_is_better
 
 
 def test_the_pair_row_takes_sasl_ssls_share_within_each_repetition() -> None:
-    row = security.pair_row("Java", {security.PLAIN_RATE: [100.0, 200.0], security.SECURED_RATE: [50.0, 150.0]})
-    assert row.metrics[security.SECURED_SHARE].samples == (0.5, 0.75)
-    assert row.metrics[security.SECURED_RATE].higher_is_better
+    row = security_rows.pair_row(
+        "Java", {security_rows.PLAIN_RATE: [100.0, 200.0], security_rows.SECURED_RATE: [50.0, 150.0]}
+    )
+    assert row.metrics[security_rows.SECURED_SHARE].samples == (0.5, 0.75)
+    assert row.metrics[security_rows.SECURED_RATE].higher_is_better
 
 
 def test_a_burst_with_a_failed_request_fails_instead_of_reporting_fast_refusals() -> None:
     with pytest.raises(RuntimeError, match="1 of 3 requests failed"):
-        security.latency_figures(EndpointLog([1.0, 1.0, 1.0], errors=1), "https_auth")
-    figures = security.latency_figures(EndpointLog([1.0, 2.0, 3.0]), "http")
+        security_rows.latency_figures(EndpointLog([1.0, 1.0, 1.0], errors=1), "https_auth")
+    figures = security_rows.latency_figures(EndpointLog([1.0, 2.0, 3.0]), "http")
     assert figures["http_p50_ms"] == 2.0
 
 
 def test_the_rest_target_compares_the_median_costs() -> None:
-    cheap = security.rest_row("kconnect", {**REST_SAMPLES, "https_auth_p50_ms": [2.5, 3.5, 3.0]})
-    dear = security.rest_row("Java", REST_SAMPLES)
-    assert (security.rest_target(cheap, dear) or "").startswith("met, p50 cost 0.50 ms")
-    assert (security.rest_target(dear, cheap) or "").startswith("missed")
+    cheap = security_rows.rest_row("kconnect", {**REST_SAMPLES, "https_auth_p50_ms": [2.5, 3.5, 3.0]})
+    dear = security_rows.rest_row("Java", REST_SAMPLES)
+    assert (security_rows.rest_target(cheap, dear) or "").startswith("met, p50 cost 0.50 ms")
+    assert (security_rows.rest_target(dear, cheap) or "").startswith("missed")
 
 
 def test_the_pair_target_compares_the_shares_of_plaintexts_rate_each_system_keeps() -> None:
-    kconnect = security.pair_row("kconnect", {security.PLAIN_RATE: [200.0], security.SECURED_RATE: [150.0]})
-    java = security.pair_row("Java", {security.PLAIN_RATE: [100.0], security.SECURED_RATE: [50.0]})
-    assert security.pair_target(kconnect, java) == "met, SASL_SSL \u00f7 PLAINTEXT 0.75\u00d7 against Java's 0.50\u00d7"
-    assert (security.pair_target(java, kconnect) or "").startswith("missed")
+    kconnect = security_rows.pair_row(
+        "kconnect", {security_rows.PLAIN_RATE: [200.0], security_rows.SECURED_RATE: [150.0]}
+    )
+    java = security_rows.pair_row("Java", {security_rows.PLAIN_RATE: [100.0], security_rows.SECURED_RATE: [50.0]})
+    assert (
+        security_rows.pair_target(kconnect, java)
+        == "met, SASL_SSL \u00f7 PLAINTEXT 0.75\u00d7 against Java's 0.50\u00d7"
+    )
+    assert (security_rows.pair_target(java, kconnect) or "").startswith("missed")
 
 
 def test_the_verdict_lands_among_kconnects_details_only_when_both_rows_were_measured() -> None:
-    kconnect = security.rest_row("kconnect", REST_SAMPLES)
-    java = security.rest_row("Java", REST_SAMPLES)
-    rows = security.with_target({"kconnect": kconnect, "java-connect": java}, security.rest_target)
+    kconnect = security_rows.rest_row("kconnect", REST_SAMPLES)
+    java = security_rows.rest_row("Java", REST_SAMPLES)
+    rows = security_rows.with_target({"kconnect": kconnect, "java-connect": java}, security_rows.rest_target)
     assert str(rows["kconnect"].details["target"]).startswith("met")
     assert "target" not in rows["java-connect"].details
     failed = SystemResult.failed("Java", "did not start")
     assert (
-        security.with_target({"kconnect": kconnect, "java-connect": failed}, security.rest_target)["kconnect"]
+        security_rows.with_target({"kconnect": kconnect, "java-connect": failed}, security_rows.rest_target)["kconnect"]
         is kconnect
     )
