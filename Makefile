@@ -48,8 +48,8 @@ lint: $(STAMP)
 bench: setup
 	$(BIN)/python -m bench
 
-# The Java Kafka Connect comparisons (about 6 minutes on 2 cores); the join/restart and Spark-sink
-# groups take about 8 minutes more in quick mode: `make bench-quick-all` (about 13 minutes).
+# The Java Kafka Connect comparisons (about 6 minutes on 2 cores); the join/restart, Spark-sink and
+# security groups take about 12 minutes more in quick mode: `make bench-quick-all` (about 17 minutes).
 QUICK_GROUPS = raw,source,datagen,sink,latency,rest,memory,startup,failover
 
 bench-quick: setup

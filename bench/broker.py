@@ -20,6 +20,7 @@ from confluent_kafka.cimpl import NewTopic  # where the typed stubs declare it
 
 from workers.common.tcp_ports import port_free
 from workers.kafka_local import LocalKafka
+from workers.kafka_local.security import SECURE_PORT_OFFSET, client_settings
 
 log = logging.getLogger(__name__)
 
@@ -37,24 +38,37 @@ def free_port(avoid: set[int] | None = None) -> int:
 
 
 def broker_port() -> int:
-    """A broker port whose controller port (port + 100, LocalKafka's layout) is free too."""
+    """A broker port whose controller port and secured listener's port (port + 100 and port + 200,
+    LocalKafka's layout) are free too."""
+    offsets = (CONTROLLER_OFFSET, SECURE_PORT_OFFSET)
     for _ in range(100):
         port = free_port()
-        if port + CONTROLLER_OFFSET <= 65535 and port_free(port + CONTROLLER_OFFSET):
+        if port + max(offsets) <= 65535 and all(port_free(port + offset) for offset in offsets):
             return port
-    raise RuntimeError("no free pair of ports for the benchmark broker")
+    raise RuntimeError("no free ports for the benchmark broker")
 
 
 @contextlib.contextmanager
-def dedicated_broker(directory: Path) -> Iterator[LocalKafka]:
-    """A one-node broker in `directory` on free ports, stopped whatever happens in the block."""
-    cluster = LocalKafka(directory, nodes=1, port=broker_port(), heap="1g")
+def dedicated_broker(directory: Path, security: str | None = None) -> Iterator[LocalKafka]:
+    """A one-node broker in `directory` on free ports, stopped whatever happens in the block.
+
+    `security` (`sasl_ssl` or `ssl`) adds a secured listener beside the PLAINTEXT one
+    (`kconnect kafka start --security`); `secured_client_keys` gives a client's keys for it."""
+    cluster = LocalKafka(directory, nodes=1, port=broker_port(), heap="1g", security=security)
     try:
         cluster.start()
         log.info("benchmark broker %s (Apache Kafka %s) is up", cluster.bootstrap_servers, cluster.version)
         yield cluster
     finally:
         cluster.stop()
+
+
+def secured_client_keys(cluster: LocalKafka) -> dict[str, str]:
+    """Kafka client keys (Kafka's names) of the cluster's secured listener; empty when it has none."""
+    files = cluster.security_files
+    if files is None or cluster.secure_bootstrap_servers is None:
+        return {}
+    return client_settings(files, cluster.secure_bootstrap_servers)
 
 
 class KafkaAdmin:

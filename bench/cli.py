@@ -21,7 +21,7 @@ from pathlib import Path
 from types import FrameType
 
 from bench import machine, plots, report, spark_sink
-from bench.broker import KafkaAdmin, dedicated_broker
+from bench.broker import KafkaAdmin, dedicated_broker, secured_client_keys
 from bench.catalog import GROUP_NAMES
 from bench.harness import RunContext, short_reason
 from bench.java_connect import jars as java_jars
@@ -41,6 +41,7 @@ from bench.scenarios import (
     sql,
     startup,
 )
+from bench.scenarios import security as security_group
 from bench.settings import FULL, QUICK
 from bench.systems import JavaConnect, Kconnect, KconnectTaskProcesses, WorkerMode, WorkerSystem
 
@@ -61,6 +62,7 @@ SCENARIOS: dict[str, Scenario] = {
     "rebalance": rebalance.run,
     "spark": spark_sink.run,
     "sql": sql.run,
+    security_group.GROUP: security_group.run,
 }
 
 REPO = Path(__file__).resolve().parent.parent
@@ -142,7 +144,9 @@ def run_groups(args: argparse.Namespace, workdir: Path) -> None:
         log.warning("%s will not be measured: %s", key, reason)
     for (key, mode), reason in unavailable_modes.items():
         log.warning("%s will not be measured in %s mode: %s", key, mode, reason)
-    with ProcessSet() as processes, dedicated_broker(workdir / "kafka") as cluster:
+    # Only the security group needs the SASL_SSL listener; other runs keep the broker as it was.
+    security = "sasl_ssl" if security_group.GROUP in args.groups else None
+    with ProcessSet() as processes, dedicated_broker(workdir / "kafka", security) as cluster:
         nodes = cluster.status().nodes
         for node in nodes:
             if node.pid is not None:
@@ -160,6 +164,7 @@ def run_groups(args: argparse.Namespace, workdir: Path) -> None:
             machine=machine.describe(kafka_version),
             unavailable_modes=unavailable_modes,
             brokers=len(nodes),
+            secured_kafka=secured_client_keys(cluster),
         )
         try:
             for group in args.groups:

@@ -98,6 +98,9 @@ class RunContext:
     # (system key, worker mode) -> why that system cannot run in that mode here.
     unavailable_modes: Mapping[tuple[str, WorkerMode], str] = field(default_factory=dict)
     brokers: int = 1
+    # Client keys (Kafka's names, bootstrap.servers included) of the broker's SASL_SSL listener; empty when the
+    # run's broker has none (it gets one only when the security group runs).
+    secured_kafka: Mapping[str, str] = field(default_factory=dict)
     _counter: itertools.count[int] = field(default_factory=itertools.count)
 
     def unavailable_reason(self, system: WorkerSystem, mode: WorkerMode = WorkerMode.STANDALONE) -> str | None:

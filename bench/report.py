@@ -125,6 +125,14 @@ METRIC_NAMES = {
     "collateral_tasks": "other workers' tasks touched",
     "task_moves": "task moves",
     "group_rounds": "group rounds",
+    "http_p50_ms": "p50, http (ms)",
+    "https_auth_p50_ms": "p50, https + basic auth (ms)",
+    "tls_auth_cost_p50_ms": "p50 cost of TLS + auth (ms)",
+    "http_p99_ms": "p99, http (ms)",
+    "https_auth_p99_ms": "p99, https + basic auth (ms)",
+    "plaintext_records_per_s": "records/s, PLAINTEXT",
+    "sasl_ssl_records_per_s": "records/s, SASL_SSL",
+    "sasl_ssl_vs_plaintext": "SASL_SSL ÷ PLAINTEXT",
 }
 
 

@@ -2,11 +2,35 @@
 
 from __future__ import annotations
 
+import ssl
 import time
 from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import httpx
+
+
+@dataclass(frozen=True)
+class RestAccess:
+    """How a client reaches a worker's REST API: which CA its TLS certificate chains to, whose credentials."""
+
+    ca_file: Path | None = None  # None: plain http
+    credentials: tuple[str, str] | None = None  # basic auth (user, password)
+
+    @property
+    def scheme(self) -> str:
+        return "http" if self.ca_file is None else "https"
+
+    def client_options(self) -> dict[str, Any]:
+        """httpx.Client / AsyncClient keyword arguments: `verify` (one SSL context, loaded once) and `auth`."""
+        options: dict[str, Any] = {}
+        if self.ca_file is not None:
+            options["verify"] = ssl.create_default_context(cafile=str(self.ca_file))
+        if self.credentials is not None:
+            options["auth"] = httpx.BasicAuth(*self.credentials)
+        return options
 
 
 class RestError(RuntimeError):
@@ -14,9 +38,10 @@ class RestError(RuntimeError):
 
 
 class ConnectRest:
-    def __init__(self, base_url: str, timeout: float = 30.0) -> None:
+    def __init__(self, base_url: str, timeout: float = 30.0, access: RestAccess | None = None) -> None:
         self.base_url = base_url
-        self._client = httpx.Client(base_url=base_url, timeout=timeout)
+        self.access = access or RestAccess()
+        self._client = httpx.Client(base_url=base_url, timeout=timeout, **self.access.client_options())
 
     def close(self) -> None:
         self._client.close()

@@ -107,6 +107,11 @@ class Sizes:
     rebalance_steady_seconds: float
     # rows per SQL benchmark (bench/scenarios/sql.py), by value size
     sql_records: dict[str, int]
+    # security: `GET /connectors/{c}/status` per second on each listener, seconds per listener and repetition,
+    # and the 100B lines of each FileStreamSource/FileStreamSink pair run
+    security_rest_rate: int
+    security_rest_seconds: float
+    security_pair_records: int
 
     def to_json(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -147,6 +152,9 @@ FULL = Sizes(
     rebalance_default_restarts=1,
     rebalance_steady_seconds=10.0,
     sql_records={"100B": 1_000_000, "1KB": 300_000},
+    security_rest_rate=20,
+    security_rest_seconds=10.0,
+    security_pair_records=3_000_000,
 )
 
 QUICK = Sizes(
@@ -183,4 +191,7 @@ QUICK = Sizes(
     rebalance_default_restarts=0,
     rebalance_steady_seconds=6.0,
     sql_records={"100B": 200_000, "1KB": 60_000},
+    security_rest_rate=20,
+    security_rest_seconds=4.0,
+    security_pair_records=1_000_000,
 )

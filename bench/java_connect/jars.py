@@ -40,17 +40,50 @@ class ConnectJars:
     def classpath(self) -> str:
         return os.pathsep.join(str(directory / "*") for directory in (self.libs, *self.extra))
 
+    def with_extra(self, directory: Path) -> ConnectJars:
+        """These jars with `directory`'s on the classpath too."""
+        return replace(self, extra=(*self.extra, directory))
+
     @property
     def tools(self) -> Path:
         return self.libs.parent / "tools"
 
     def with_tools(self) -> ConnectJars:
         """These jars with Kafka's test connectors (VerifiableSourceConnector, ...) on the classpath too."""
-        return replace(self, extra=(*self.extra, self.tools))
+        return self.with_extra(self.tools)
 
 
-def _fingerprint(version: str) -> str:
-    return hashlib.sha256(version.encode() + b"\0" + POM.read_bytes() + b"\0" + LAYOUT).hexdigest()
+def fingerprint(pom: Path, version: str, layout: bytes) -> str:
+    """What a complete cache directory's marker holds: the version, the descriptor and the layout."""
+    return hashlib.sha256(version.encode() + b"\0" + pom.read_bytes() + b"\0" + layout).hexdigest()
+
+
+def copy_dependencies(pom: Path, version: str, home: Path, output: Path, expected: str, what: str) -> None:
+    """Empty `home`, then let `mvn` copy the runtime dependencies of `pom` (with `-Dkafka.version=version`) into
+    `output`; raises unless a jar named `expected-*` arrived."""
+    mvn = shutil.which("mvn")
+    if mvn is None:
+        raise RuntimeError("`mvn` not found: install Apache Maven 3.6+ (Debian: apt-get install maven)")
+    shutil.rmtree(home, ignore_errors=True)
+    home.mkdir(parents=True)
+    # mvn works on a copy so nothing (target/, resolver state) lands in the repository.
+    pom_copy = home / "pom.xml"
+    shutil.copyfile(pom, pom_copy)
+    command = [
+        mvn,
+        "--batch-mode",
+        "--quiet",
+        "-f",
+        str(pom_copy),
+        "dependency:copy-dependencies",
+        "-DincludeScope=runtime",
+        f"-DoutputDirectory={output}",
+        f"-Dkafka.version={version}",
+    ]
+    result = subprocess.run(command, capture_output=True, text=True, check=False)
+    if result.returncode != 0 or not any(output.glob(f"{expected}-*.jar")):
+        tail = "\n".join((result.stdout + result.stderr).strip().splitlines()[-15:])
+        raise RuntimeError(f"mvn could not resolve {what}:\n{tail}")
 
 
 def layout(version: str, cache: Path | None = None) -> ConnectJars:
@@ -62,33 +95,11 @@ def fetch(version: str, cache: Path | None = None) -> ConnectJars:
     """The jars of Kafka Connect `version`, resolving them with `mvn` unless the cache is complete."""
     jars = layout(version, cache)
     marker = jars.libs.parent / MARKER
-    if marker.exists() and marker.read_text().strip() == _fingerprint(version):
+    if marker.exists() and marker.read_text().strip() == fingerprint(POM, version, LAYOUT):
         return jars
-    mvn = shutil.which("mvn")
-    if mvn is None:
-        raise RuntimeError("`mvn` not found: install Apache Maven 3.6+ (Debian: apt-get install maven)")
     home = jars.libs.parent
     log.info("resolving Kafka Connect %s from Maven Central into %s", version, home)
-    shutil.rmtree(home, ignore_errors=True)
-    home.mkdir(parents=True)
-    # mvn works on a copy so nothing (target/, resolver state) lands in the repository.
-    pom_copy = home / "pom.xml"
-    shutil.copyfile(POM, pom_copy)
-    command = [
-        mvn,
-        "--batch-mode",
-        "--quiet",
-        "-f",
-        str(pom_copy),
-        "dependency:copy-dependencies",
-        "-DincludeScope=runtime",
-        f"-DoutputDirectory={jars.libs}",
-        f"-Dkafka.version={version}",
-    ]
-    result = subprocess.run(command, capture_output=True, text=True, check=False)
-    if result.returncode != 0 or not any(jars.libs.glob("connect-runtime-*.jar")):
-        tail = "\n".join((result.stdout + result.stderr).strip().splitlines()[-15:])
-        raise RuntimeError(f"mvn could not resolve Kafka Connect {version}:\n{tail}")
+    copy_dependencies(POM, version, home, jars.libs, "connect-runtime", f"Kafka Connect {version}")
     for plugin in PLUGIN_JARS:
         directory = jars.plugins / plugin
         directory.mkdir(parents=True)
@@ -98,5 +109,5 @@ def fetch(version: str, cache: Path | None = None) -> ConnectJars:
     for artifact in TOOL_JARS:
         for jar in jars.libs.glob(f"{artifact}-{version}.jar"):
             jar.rename(jars.tools / jar.name)
-    marker.write_text(_fingerprint(version) + "\n")
+    marker.write_text(fingerprint(POM, version, LAYOUT) + "\n")
     return jars

@@ -8,16 +8,17 @@ session timeout and heartbeat) from `distributed_properties`, verbatim on both s
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 from typing import Protocol
 
 from bench.broker import free_port
 from bench.procs import ManagedProcess, ProcessSet, tree_cpu_seconds, tree_pss_bytes, tree_rss_bytes
-from bench.rest import ConnectRest
+from bench.rest import ConnectRest, RestAccess
 from bench.settings import (
     HEARTBEAT_INTERVAL_MS,
     OFFSET_FLUSH_INTERVAL_MS,
@@ -143,6 +144,16 @@ class WorkerStartError(RuntimeError):
     pass
 
 
+@dataclass(frozen=True)
+class WorkerSetup:
+    """What a worker gets beyond the shared keys: keys of its own (overriding shared ones), environment
+    variables, and how its REST API is reached (which also decides the listener's scheme)."""
+
+    properties: Mapping[str, str] = field(default_factory=dict)
+    environment: Mapping[str, str] = field(default_factory=dict)
+    access: RestAccess = field(default_factory=RestAccess)
+
+
 def spawn_worker(
     system: WorkerSystem,
     processes: ProcessSet,
@@ -150,13 +161,16 @@ def spawn_worker(
     workdir: Path,
     mode: WorkerMode,
     name: str | None = None,
+    environment: Mapping[str, str] | None = None,
 ) -> ManagedProcess:
-    """Write `props` (plus the system's own keys) to `workdir/worker.properties` and start the worker."""
+    """Write `props` (plus the system's own keys) to `workdir/worker.properties` and start the worker,
+    with `environment` added to the harness's own."""
     workdir.mkdir(parents=True, exist_ok=True)
     properties_file = workdir / "worker.properties"
     write_properties(properties_file, {**props, **system.extra_worker_properties(workdir)})
     command = system.command(properties_file, workdir, mode)
-    return processes.spawn(name or system.key, command, workdir / "worker.log", cwd=workdir)
+    env = {**os.environ, **environment} if environment else None
+    return processes.spawn(name or system.key, command, workdir / "worker.log", cwd=workdir, env=env)
 
 
 def wait_ready(
@@ -195,12 +209,16 @@ def start_worker(
     bootstrap_servers: str,
     workdir: Path,
     timeout: float = 120.0,
+    setup: WorkerSetup | None = None,
 ) -> RunningWorker:
     """Start a fresh standalone worker in `workdir` and wait for its REST API to serve `GET /connectors`."""
+    setup = setup or WorkerSetup()
     port = free_port()
     mode = WorkerMode.STANDALONE
-    process = spawn_worker(system, processes, worker_properties(bootstrap_servers, port, workdir), workdir, mode)
-    rest = ConnectRest(f"http://127.0.0.1:{port}")
+    address = f"{setup.access.scheme}://127.0.0.1:{port}"
+    props = {**worker_properties(bootstrap_servers, port, workdir), "listeners": address, **setup.properties}
+    process = spawn_worker(system, processes, props, workdir, mode, environment=setup.environment)
+    rest = ConnectRest(address, access=setup.access)
     try:
         ready_seconds = wait_ready(system, processes, process, rest, mode, timeout)
     except BaseException:

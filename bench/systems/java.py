@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 import shutil
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from bench.catalog import JAVA_CONNECT, SYSTEM_LABELS
@@ -47,9 +47,12 @@ class JavaConnect:
     key = JAVA_CONNECT
     label = SYSTEM_LABELS[JAVA_CONNECT]
 
-    def __init__(self, jars: ConnectJars, version: str) -> None:
+    def __init__(self, jars: ConnectJars, version: str, kafka_opts: Sequence[str] = ()) -> None:
+        """`kafka_opts`: the JVM options Kafka's start scripts take from the KAFKA_OPTS variable
+        (`-Djava.security.auth.login.config=...`), placed where kafka-run-class.sh puts them."""
         self.jars = jars
         self.version = version
+        self.kafka_opts = tuple(kafka_opts)
         self.java = shutil.which("java")
 
     def unavailable_reason(self) -> str | None:
@@ -69,6 +72,7 @@ class JavaConnect:
             self.java or "java",
             *HEAP_OPTS,
             *JVM_OPTS,
+            *self.kafka_opts,
             f"-Dlog4j2.configurationFile={log_config}",
             "-cp",
             self.jars.classpath,
