@@ -1,0 +1,107 @@
+"""Java `.properties` text, parsed as `java.util.Properties.load` parses it.
+
+Logical lines are joined by a trailing odd number of backslashes (the next line's leading whitespace
+dropped), `#`/`!` lines are comments, a key ends at the first unescaped `=`, `:` or whitespace, the escapes
+`\\t \\n \\r \\f \\uXXXX` are decoded (any other escaped character stands for itself), and later duplicates
+win. Pure text in, map out: imported by the worker and by `kconnect ctl`, which must not load the runtime.
+"""
+
+from __future__ import annotations
+
+_WHITESPACE = " \t\f"
+_ESCAPES = {"t": "\t", "n": "\n", "r": "\r", "f": "\f"}
+
+
+def parse_properties(text: str) -> dict[str, str]:
+    """The key/value pairs of a properties text; ValueError on a malformed `\\uXXXX` escape."""
+    result: dict[str, str] = {}
+    for line in _logical_lines(text):
+        key, value = _split_key_value(line)
+        result[_unescape(key)] = _unescape(value)
+    return result
+
+
+def _natural_lines(text: str) -> list[str]:
+    # Java ends lines at \n, \r or \r\n only; str.splitlines would also split at \x0b, \x1c, \u2028, ...
+    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+
+
+def _logical_lines(text: str) -> list[str]:
+    lines: list[str] = []
+    pending: str | None = None  # a logical line still being continued
+    for natural in _natural_lines(text):
+        stripped = natural.lstrip(_WHITESPACE)
+        if pending is None:
+            # Only the first line of a logical line can be blank or a comment (a comment never continues).
+            if not stripped or stripped[0] in "#!":
+                continue
+            current = stripped
+        else:
+            current = pending + stripped
+            if not stripped:
+                # A blank continuation line ends the logical line, as in Java's LineReader.
+                if pending:
+                    lines.append(pending)
+                pending = None
+                continue
+        if _ends_with_odd_backslashes(current):
+            pending = current[:-1]
+        else:
+            lines.append(current)
+            pending = None
+    if pending:
+        lines.append(pending)
+    return lines
+
+
+def _ends_with_odd_backslashes(line: str) -> bool:
+    count = len(line) - len(line.rstrip("\\"))
+    return count % 2 == 1
+
+
+def _split_key_value(line: str) -> tuple[str, str]:
+    key_end = len(line)
+    value_start = len(line)
+    has_separator = False
+    escaped = False
+    for index, char in enumerate(line):
+        if not escaped and char in "=:":
+            key_end, value_start, has_separator = index, index + 1, True
+            break
+        if not escaped and char in _WHITESPACE:
+            key_end, value_start = index, index + 1
+            break
+        escaped = not escaped if char == "\\" else False
+    # Skip whitespace, and at most one '=' or ':' if the key was ended by whitespace.
+    while value_start < len(line):
+        char = line[value_start]
+        if char not in _WHITESPACE:
+            if has_separator or char not in "=:":
+                break
+            has_separator = True
+        value_start += 1
+    return line[:key_end], line[value_start:]
+
+
+def _unescape(text: str) -> str:
+    if "\\" not in text:
+        return text
+    out: list[str] = []
+    index = 0
+    while index < len(text):
+        char = text[index]
+        index += 1
+        if char != "\\" or index >= len(text):
+            out.append(char)
+            continue
+        char = text[index]
+        index += 1
+        if char == "u":
+            digits = text[index : index + 4]
+            if len(digits) != 4 or any(d not in "0123456789abcdefABCDEF" for d in digits):
+                raise ValueError("Malformed \\uxxxx encoding.")
+            out.append(chr(int(digits, 16)))
+            index += 4
+        else:
+            out.append(_ESCAPES.get(char, char))
+    return "".join(out)
