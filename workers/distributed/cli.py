@@ -48,18 +48,29 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     # Imported here so that other subcommands do not load the runtime and FastAPI.
-    from workers.common.logs import configure_logging
+    from connect.runtime.worker_config import LOG_FORMAT
+    from workers.common.logs import configure_logging, format_from_environment
+    from workers.common.rest_listener import worker_id_of
     from workers.distributed.process import DistributedWorker
     from workers.distributed.settings import DistributedSettings
 
-    configure_logging(str(args.log_level).upper())
+    level = str(args.log_level).upper()
+    configure_logging(level, format_from_environment(os.environ))
     try:
         settings = DistributedSettings.load(args.worker_properties, os.environ)
     except (OSError, ConnectError) as exc:
         log.error("Stopping due to error: %s", exc)
         return EXIT_STARTUP_ERROR
+    logs = configure_logging(level, str(settings.worker.get(LOG_FORMAT)))
     worker = DistributedWorker(settings)
-    return run_until_signalled(lambda: start(worker), worker.stop, stopping="leaving the cluster")
+
+    def start_and_identify() -> int | None:
+        code = start(worker)
+        if code is None:
+            logs.identify(worker_id_of(worker.url))
+        return code
+
+    return run_until_signalled(start_and_identify, worker.stop, stopping="leaving the cluster")
 
 
 def start(worker: DistributedWorkerLike) -> int | None:

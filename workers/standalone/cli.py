@@ -56,22 +56,33 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     # Imported here so that other subcommands (`kconnect kafka ...`) do not load the runtime and FastAPI.
-    from workers.common.logs import configure_logging
+    from connect.runtime.worker_config import LOG_FORMAT
+    from workers.common.logs import configure_logging, format_from_environment
+    from workers.common.rest_listener import worker_id_of
     from workers.standalone.process import StandaloneWorker
 
-    configure_logging(str(args.log_level).upper())
+    level = str(args.log_level).upper()
+    configure_logging(level, format_from_environment(os.environ))
     try:
         loaded = load_worker_props(args.worker_properties, os.environ)
         worker = StandaloneWorker.from_props(loaded.props)
     except (OSError, ConnectError) as exc:
         log.error("Stopping due to error: %s", exc)
         return EXIT_STARTUP_ERROR
+    logs = configure_logging(level, str(worker.config.get(LOG_FORMAT)))
     try:
         connectors = [load_connector_file(path) for path in args.connector_files]
     except ConnectError as exc:
         log.error("Stopping after connector error: %s", exc)
         return EXIT_CONNECTOR_ERROR
-    return run_until_signalled(lambda: start(worker, connectors), worker.stop, stopping="stopping connectors and tasks")
+
+    def start_and_identify() -> int | None:
+        code = start(worker, connectors)
+        if code is None:
+            logs.identify(worker_id_of(worker.url))
+        return code
+
+    return run_until_signalled(start_and_identify, worker.stop, stopping="stopping connectors and tasks")
 
 
 def start(worker: StandaloneWorker, connectors: list[ConnectorFile]) -> int | None:
