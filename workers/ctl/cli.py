@@ -7,6 +7,7 @@ Data goes to stdout, errors to stderr; the exit code is the `errors` type's (0 o
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import sys
 import time
@@ -35,6 +36,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
+    # httpx logs every request at INFO; the command's own output says what happened.
+    logging.getLogger("httpx").setLevel(logging.WARNING)
     try:
         if args.verb == "config":
             _print(_config_command(args))

@@ -12,6 +12,9 @@ from workers.ctl.client import ConnectClient, segment
 from workers.ctl.errors import ClusterError, NotFoundError
 from workers.ctl.output import key_values, render, table
 
+# Connectors first, as a user looks for them most.
+PLUGIN_TYPE_ORDER = {"source": 0, "sink": 1}
+
 
 def get_connectors(client: ConnectClient, output: str) -> str:
     """`GET /connectors?expand=status&expand=info`: NAME, TYPE, STATE, TASKS, sorted by type then name."""
@@ -37,14 +40,11 @@ def _task_id(task: dict[str, Any]) -> int:
 def get_plugins(client: ConnectClient, output: str) -> str:
     """`GET /connector-plugins?connectorsOnly=false`: every plug-in type a cluster lists (Kafka ≥ 3.2)."""
     plugins: list[dict[str, Any]] = client.call("GET", "/connector-plugins", params={"connectorsOnly": "false"})
-    return render(
-        plugins,
-        output,
-        lambda data: table(
-            ("type", "class", "version"),
-            sorted((p.get("type", ""), p.get("class", ""), p.get("version", "")) for p in data),
-        ),
+    rows = sorted(
+        ((p.get("type", ""), p.get("class", ""), p.get("version", "")) for p in plugins),
+        key=lambda row: (PLUGIN_TYPE_ORDER.get(row[0], len(PLUGIN_TYPE_ORDER)), row[0], row[1]),
     )
+    return render(plugins, output, lambda _: table(("type", "class", "version"), rows))
 
 
 def get_loggers(client: ConnectClient, output: str) -> str:

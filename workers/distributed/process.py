@@ -22,7 +22,7 @@ the Worker and the logs. Used by `kconnect worker` (cli.py) and tests, on the ca
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from connect.runtime.kafka_clients import KafkaClients
 from connect.runtime.kafka_log import InternalTopicSpec, ensure_internal_topics
@@ -73,10 +73,13 @@ class DistributedWorker:
             raise RuntimeError("The worker is not started")
         return self.rest.advertised_url
 
-    def start(self) -> None:
-        """Start everything; raises (after cleaning up) if any step fails."""
+    def start(self, *, on_listening: Callable[[str], None] | None = None) -> None:
+        """Start everything; raises (after cleaning up) if any step fails. `on_listening` gets the worker id
+        as soon as the listener is bound (the logs show it from then on)."""
         rest, deferred = start_rest_listener(self.settings.worker)
         self.rest = rest
+        if on_listening is not None:
+            on_listening(worker_id_of(rest.advertised_url))
         try:
             self._start_parts(deferred, rest.advertised_url)
         except BaseException:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -58,7 +59,6 @@ def run(args: argparse.Namespace) -> int:
     # Imported here so that other subcommands (`kconnect kafka ...`) do not load the runtime and FastAPI.
     from connect.runtime.worker_config import LOG_FORMAT
     from workers.common.logs import configure_logging, format_from_environment
-    from workers.common.rest_listener import worker_id_of
     from workers.standalone.process import StandaloneWorker
 
     level = str(args.log_level).upper()
@@ -75,20 +75,19 @@ def run(args: argparse.Namespace) -> int:
     except ConnectError as exc:
         log.error("Stopping after connector error: %s", exc)
         return EXIT_CONNECTOR_ERROR
-
-    def start_and_identify() -> int | None:
-        code = start(worker, connectors)
-        if code is None:
-            logs.identify(worker_id_of(worker.url))
-        return code
-
-    return run_until_signalled(start_and_identify, worker.stop, stopping="stopping connectors and tasks")
+    return run_until_signalled(
+        lambda: start(worker, connectors, on_listening=logs.identify),
+        worker.stop,
+        stopping="stopping connectors and tasks",
+    )
 
 
-def start(worker: StandaloneWorker, connectors: list[ConnectorFile]) -> int | None:
+def start(
+    worker: StandaloneWorker, connectors: list[ConnectorFile], *, on_listening: Callable[[str], None] | None = None
+) -> int | None:
     """Start `worker` with `connectors`; None once started, else Kafka's exit code (the worker cleaned up)."""
     try:
-        worker.start(connectors)
+        worker.start(connectors, on_listening=on_listening)
     except ConnectError as exc:
         # A connector that could not be created (the worker itself started): Kafka's exit code 3.
         log.error("Stopping after connector error: %s", exc)

@@ -13,7 +13,7 @@ thread.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from connect.api.errors import ConfigError, ConnectError
 from connect.runtime.kafka_clients import KafkaClients
@@ -79,12 +79,17 @@ class StandaloneWorker:
             raise RuntimeError("The worker is not started")
         return f"http://127.0.0.1:{self.rest.port}"
 
-    def start(self, connectors: Sequence[ConnectorFile] = ()) -> None:
-        """Bind REST, start the worker, create `connectors`; raises (after cleaning up) if any step fails."""
+    def start(
+        self, connectors: Sequence[ConnectorFile] = (), *, on_listening: Callable[[str], None] | None = None
+    ) -> None:
+        """Bind REST, start the worker, create `connectors`; raises (after cleaning up) if any step fails.
+        `on_listening` gets the worker id as soon as the listener is bound (the logs show it from then on)."""
         if self.config.get("plugin.path"):
             log.info(PLUGIN_PATH_NOTE)
         rest, deferred = start_rest_listener(self.config)
         self.rest = rest
+        if on_listening is not None:
+            on_listening(worker_id_of(rest.advertised_url))
         try:
             self._start_worker(deferred, rest)
             assert self.herder is not None
