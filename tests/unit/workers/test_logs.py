@@ -11,7 +11,9 @@ from collections.abc import Iterator
 
 import pytest
 
+from connect.api.errors import ConfigError
 from connect.runtime.task_process.relays import log_record_fields
+from connect.runtime.worker_config import LOG_FORMAT, WorkerConfig
 from connect.runtime.worker_task import CURRENT_CONTEXT
 from workers.common import logs
 
@@ -96,3 +98,11 @@ def test_a_record_relayed_from_a_task_process_keeps_its_context_in_both_formats(
 def test_the_environment_chooses_the_format_before_the_worker_file_is_read() -> None:
     assert logs.format_from_environment({"KCONNECT_LOG_FORMAT": "JSON"}) == "json"
     assert logs.format_from_environment({}) == "text"
+
+
+def test_the_worker_config_takes_log_format_text_or_json_only() -> None:
+    converters = {"key.converter": "StringConverter", "value.converter": "StringConverter"}
+    assert WorkerConfig.from_props(converters).get(LOG_FORMAT) == "text"
+    assert WorkerConfig.from_props({**converters, LOG_FORMAT: "json"}).get(LOG_FORMAT) == "json"
+    with pytest.raises(ConfigError, match=r"log\.format"):
+        WorkerConfig.from_props({**converters, LOG_FORMAT: "xml"})
