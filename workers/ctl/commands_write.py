@@ -97,7 +97,8 @@ def restart_connector(client: ConnectClient, name: str, tasks: str | None, outpu
     """`POST /connectors/{c}/restart?includeTasks=&onlyFailed=` (KIP-745); shows the status it answers."""
     params = {"includeTasks": str(tasks is not None).lower(), "onlyFailed": str(tasks == "failed").lower()}
     status = client.call("POST", f"/connectors/{segment(name)}/restart", params=params)
-    message = f"Restarted connector {name}" + ("" if tasks is None else f" and its {tasks} tasks")
+    which = {None: "", "all": " and all its tasks", "failed": " and its failed tasks"}[tasks]
+    message = f"Restarted connector {name}{which}"
     if not isinstance(status, dict):
         return message
     if output != "table":
