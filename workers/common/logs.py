@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -101,7 +102,7 @@ def configure_logging(level: int | str = logging.INFO, log_format: str = "text")
     return WorkerLogging(formatter)
 
 
-def format_from_environment(environ: dict[str, str] | Any) -> str:
+def format_from_environment(environ: Mapping[str, str]) -> str:
     """The format to log in before the worker file is read: `KCONNECT_LOG_FORMAT`, else text."""
     value = str(environ.get("KCONNECT_LOG_FORMAT", "text")).lower()
     return value if value in LOG_FORMATS else "text"

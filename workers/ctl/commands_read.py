@@ -6,6 +6,7 @@ too); the table is the default and `-o json|yaml` prints the same data as the RE
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from workers.ctl.client import ConnectClient, segment
@@ -80,7 +81,7 @@ def connector_description(client: ConnectClient, name: str) -> dict[str, Any]:
     }
 
 
-def _optional(client: ConnectClient, path: str, pick: Any) -> Any:
+def _optional(client: ConnectClient, path: str, pick: Callable[[Any], Any]) -> Any:
     """A part that an older cluster, or one with topic tracking off, does not serve: None then."""
     try:
         return pick(client.call("GET", path))
