@@ -4,14 +4,14 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup run test test-unit lint bench bench-quick bench-quick-all clean kafka-jars hadoop-jars s3a-jars
+.PHONY: setup run test test-unit lint bench bench-quick bench-quick-all clean kafka-jars hadoop-jars s3a-jars sql-servers
 
-setup: $(STAMP) kafka-jars hadoop-jars s3a-jars
+setup: $(STAMP) kafka-jars hadoop-jars s3a-jars sql-servers
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev,spark]'
+	$(BIN)/pip install --quiet -e '.[dev,spark,sql]'
 	@touch $(STAMP)
 
 # Resolves the Apache Kafka broker jars from Maven Central into a cache outside the repo.
@@ -25,6 +25,10 @@ hadoop-jars: $(STAMP)
 # Resolves Hadoop's S3A connector (hadoop-aws and the AWS SDK's S3 client) for the s3a:// tests.
 s3a-jars: $(STAMP)
 	$(BIN)/python -m tests.fixtures.s3 fetch
+
+# The PostgreSQL and MariaDB servers the SQL connector tests start (tests/fixtures/sql): Debian's packages.
+sql-servers:
+	@bash tests/fixtures/sql/install_servers.sh
 
 run: setup
 	$(BIN)/python -m workers.demo

@@ -24,6 +24,7 @@ GROUPS: tuple[Group, ...] = (
     Group("failover", "Distributed mode: failover, and source throughput on 3 workers"),
     Group("rebalance", "Distributed mode: a worker joins, a worker restarts"),
     Group("spark", "Kafka → Parquet: the Spark sink, Structured Streaming and pyarrow"),
+    Group("sql", "SQL connectors on PostgreSQL, next to plain SQLAlchemy loops"),
 )
 
 GROUP_NAMES: tuple[str, ...] = tuple(group.name for group in GROUPS)
@@ -33,12 +34,14 @@ KCONNECT = "kconnect"
 KCONNECT_PROCESSES = "kconnect-processes"
 JAVA_CONNECT = "java-connect"
 RAW_CLIENT = "confluent-kafka"
+PLAIN_SQLALCHEMY = "plain-sqlalchemy"
 
 SYSTEM_LABELS = {
     KCONNECT: "kconnect",
     KCONNECT_PROCESSES: "kconnect, task processes",
     JAVA_CONNECT: "Java Kafka Connect",
     RAW_CLIENT: "raw confluent-kafka",
+    PLAIN_SQLALCHEMY: "plain SQLAlchemy loop",
 }
 
 

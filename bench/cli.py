@@ -27,7 +27,20 @@ from bench.harness import RunContext, short_reason
 from bench.java_connect import jars as java_jars
 from bench.procs import ProcessSet
 from bench.results import BenchmarkResult, ResultsFile
-from bench.scenarios import datagen, failover, latency, memory, paced, raw, rebalance, rest, sink, source, startup
+from bench.scenarios import (
+    datagen,
+    failover,
+    latency,
+    memory,
+    paced,
+    raw,
+    rebalance,
+    rest,
+    sink,
+    source,
+    sql,
+    startup,
+)
 from bench.settings import FULL, QUICK
 from bench.systems import JavaConnect, Kconnect, KconnectTaskProcesses, WorkerMode, WorkerSystem
 
@@ -47,6 +60,7 @@ SCENARIOS: dict[str, Scenario] = {
     "failover": failover.run,
     "rebalance": rebalance.run,
     "spark": spark_sink.run,
+    "sql": sql.run,
 }
 
 REPO = Path(__file__).resolve().parent.parent

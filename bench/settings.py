@@ -105,6 +105,8 @@ class Sizes:
     rebalance_restarts: int
     rebalance_default_restarts: int
     rebalance_steady_seconds: float
+    # rows per SQL benchmark (bench/scenarios/sql.py), by value size
+    sql_records: dict[str, int]
 
     def to_json(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -144,6 +146,7 @@ FULL = Sizes(
     # Each takes the whole 5-minute delay (see bench/scenarios/rebalance.py).
     rebalance_default_restarts=1,
     rebalance_steady_seconds=10.0,
+    sql_records={"100B": 1_000_000, "1KB": 300_000},
 )
 
 QUICK = Sizes(
@@ -179,4 +182,5 @@ QUICK = Sizes(
     rebalance_restarts=1,
     rebalance_default_restarts=0,
     rebalance_steady_seconds=6.0,
+    sql_records={"100B": 200_000, "1KB": 60_000},
 )

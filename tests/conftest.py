@@ -1,3 +1,8 @@
 """Fixture plugins shared by every test tier."""
 
-pytest_plugins = ["tests.fixtures.kafka", "tests.fixtures.hdfs.plugin", "tests.fixtures.s3.plugin"]
+pytest_plugins = [
+    "tests.fixtures.kafka",
+    "tests.fixtures.hdfs.plugin",
+    "tests.fixtures.s3.plugin",
+    "tests.fixtures.sql.plugin",
+]

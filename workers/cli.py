@@ -10,6 +10,7 @@ import argparse
 import logging
 from collections.abc import Callable, Sequence
 
+from workers.common import health_check
 from workers.ctl import cli as ctl_cli
 from workers.distributed import cli as distributed_cli
 from workers.kafka_local import cli as kafka_cli
@@ -17,7 +18,13 @@ from workers.standalone import cli as standalone_cli
 
 Registrar = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], None]
 
-REGISTRARS: list[Registrar] = [kafka_cli.register, standalone_cli.register, distributed_cli.register, ctl_cli.register]
+REGISTRARS: list[Registrar] = [
+    kafka_cli.register,
+    standalone_cli.register,
+    distributed_cli.register,
+    health_check.register,
+    ctl_cli.register,
+]
 
 
 def build_parser() -> argparse.ArgumentParser:

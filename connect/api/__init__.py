@@ -27,6 +27,7 @@ from connect.api.config import (
     non_null,
     single_topic,
 )
+from connect.api.config_provider import ConfigData, ConfigProvider
 from connect.api.connector import (
     Connector,
     ConnectorTransactionBoundaries,
@@ -73,9 +74,11 @@ __all__ = [
     "NO_DEFAULT",
     "AlreadyExistsError",
     "Config",
+    "ConfigData",
     "ConfigDef",
     "ConfigError",
     "ConfigKey",
+    "ConfigProvider",
     "ConfigType",
     "ConfigValue",
     "ConnectError",

@@ -14,13 +14,15 @@ import logging
 import re
 from collections.abc import Mapping
 
+from connect.runtime.kafka_client_tls import librdkafka_tls, uses_pem_keystore
+
 log = logging.getLogger(__name__)
 
 PRODUCER_OVERRIDE_PREFIX = "producer.override."
 CONSUMER_OVERRIDE_PREFIX = "consumer.override."
 ADMIN_OVERRIDE_PREFIX = "admin.override."
 _OVERRIDE_PREFIXES = (PRODUCER_OVERRIDE_PREFIX, CONSUMER_OVERRIDE_PREFIX, ADMIN_OVERRIDE_PREFIX)
-_PRINCIPAL_OVERRIDES = frozenset({"sasl.jaas.config", "sasl.mechanism", "security.protocol"})
+PRINCIPAL_OVERRIDES = frozenset({"sasl.jaas.config", "sasl.mechanism", "security.protocol"})
 
 # Kafka Connect's producer defaults (Kafka's `Worker.baseProducerConfigs`) in librdkafka's names.
 # linger.ms: Java Connect leaves 0 but Java's producer batches whatever accumulates while a request is in
@@ -85,6 +87,8 @@ _JAVA_ONLY = frozenset(
         "ssl.enabled.protocols",
         "ssl.protocol",
         "ssl.engine.factory.class",
+        "ssl.client.auth",  # the server side's (REST listeners), never a client's
+        "ssl.provider",
         "ssl.secure.random.implementation",
         "enable.metrics.push",
     }
@@ -115,27 +119,62 @@ _INTERNAL_CLIENT_KEYS = frozenset(
     }
 )
 _INTERNAL_CLIENT_PREFIXES = ("ssl.", "sasl.")
-_JAAS_OPTION = re.compile(r'(\w+)\s*=\s*"((?:[^"\\]|\\.)*)"')
+# Translated by `kafka_client_tls` rather than passed on as they are.
+_TRANSLATED_TLS = frozenset(
+    {"ssl.keystore.key", "ssl.keystore.certificate.chain", "ssl.endpoint.identification.algorithm"}
+)
+_PKCS12_KEYSTORE = frozenset({"ssl.keystore.location", "ssl.keystore.password"})
+_JAAS_OPTION = re.compile(r'(\w+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s;"]+))')
 
 
 def to_librdkafka(props: Mapping[str, str], client: str) -> dict[str, str]:
     """Translate a Java client config to librdkafka's keys (drop Java-only keys, rename the others)."""
     result: dict[str, str] = {}
+    pem_keystore = uses_pem_keystore(props)
     for key, value in props.items():
         if key == "sasl.jaas.config":
             result.update(_jaas_credentials(value))
-        if key in _JAVA_ONLY:
+        if key in _JAVA_ONLY or key in _TRANSLATED_TLS or (pem_keystore and key in _PKCS12_KEYSTORE):
             log.debug("Dropping %s setting %s: the Java client's, librdkafka has no equivalent", client, key)
             continue
         result[_RENAMED.get(key, key)] = value
+    result.update(librdkafka_tls(props))
     return result
 
 
 def _jaas_credentials(jaas: str) -> dict[str, str]:
-    # PLAIN and SCRAM JAAS lines carry a username and password that librdkafka takes as plain settings.
-    options = dict(_JAAS_OPTION.findall(jaas))
+    """librdkafka's settings for the credentials of a Java JAAS line (`sasl.jaas.config`).
+
+    PLAIN and SCRAM carry `username` and `password`. OAUTHBEARER (KIP-768) carries `clientId`,
+    `clientSecret` and maybe `scope` for the OIDC client-credentials flow (with
+    `sasl.oauthbearer.token.endpoint.url`, which librdkafka names alike), or, for development, the
+    unsecured JWT options (`unsecuredLoginStringClaim_sub`, `unsecuredLoginLifetimeSeconds`,
+    `unsecuredLoginExtension_<name>`)."""
+    options = {m.group(1): m.group(2) if m.group(2) is not None else m.group(3) for m in _JAAS_OPTION.finditer(jaas)}
+    if "OAuthBearerLoginModule" in jaas:
+        return _oauthbearer(options)
     if "username" in options and "password" in options:
         return {"sasl.username": options["username"], "sasl.password": options["password"]}
+    return {}
+
+
+def _oauthbearer(options: Mapping[str, str]) -> dict[str, str]:
+    if "clientId" in options and "clientSecret" in options:
+        settings = {
+            "sasl.oauthbearer.method": "oidc",
+            "sasl.oauthbearer.client.id": options["clientId"],
+            "sasl.oauthbearer.client.secret": options["clientSecret"],
+        }
+        if "scope" in options:
+            settings["sasl.oauthbearer.scope"] = options["scope"]
+        return settings
+    if "unsecuredLoginStringClaim_sub" in options:
+        parts = [f"principal={options['unsecuredLoginStringClaim_sub']}"]
+        if "unsecuredLoginLifetimeSeconds" in options:
+            parts.append(f"lifeSeconds={options['unsecuredLoginLifetimeSeconds']}")
+        prefix = "unsecuredLoginExtension_"
+        parts += [f"extension_{k[len(prefix) :]}={v}" for k, v in options.items() if k.startswith(prefix)]
+        return {"enable.sasl.oauthbearer.unsecure.jwt": "true", "sasl.oauthbearer.config": " ".join(parts)}
     return {}
 
 
@@ -155,7 +194,7 @@ def override_violations(policy: str, connector_config: Mapping[str, str]) -> lis
     if policy.lower() == "all":
         return []
     if policy.lower() == "principal":
-        return [k for k in overrides if k.split(".override.", 1)[1] not in _PRINCIPAL_OVERRIDES]
+        return [k for k in overrides if k.split(".override.", 1)[1] not in PRINCIPAL_OVERRIDES]
     return overrides
 
 

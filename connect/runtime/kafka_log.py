@@ -389,8 +389,24 @@ def ensure_internal_topics(
     compact-only or has another partition count than asked.
     """
     topics = [s if isinstance(s, InternalTopicSpec) else InternalTopicSpec(**_fields(s)) for s in specs]
-    admin = AdminClient(_with_logging(clients.internal_config("admin", "kconnect-internal-topics")))
-    created = _create_missing(admin, topics, timeout)
+    reported: list[KafkaError] = []
+
+    def on_error(error: KafkaError) -> None:
+        reported.append(error)
+        _log_client_error(error)
+
+    settings = _with_logging(clients.internal_config("admin", "kconnect-internal-topics"))
+    settings["error_cb"] = on_error
+    admin = AdminClient(settings)
+    try:
+        created = _create_missing(admin, topics, timeout)
+    except ConnectError as exc:
+        # Client errors are only delivered by poll(): they say why the cluster could not be reached (a wrong
+        # SASL password, an untrusted broker certificate), which "Broker transport failure" does not.
+        admin.poll(0)
+        if not reported:
+            raise
+        raise type(exc)(f"{exc}. The Kafka client reported: {reported[-1].str()}") from exc
     for topic in topics:
         _verify(admin, topic, timeout)
     return created

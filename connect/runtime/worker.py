@@ -13,6 +13,9 @@ source tasks, and one for source tasks run exactly once, which a worker with
 (`WorkerEosSourceTask`, rules in `transactions`). Source tasks of a connector whose config has
 `topic.creation.*` keys create their topics (KIP-158) unless the worker's `topic.creation.enable` is false.
 
+Connector configs arrive as stored, with their config provider placeholders (`${file:...}`); they are
+resolved only when an instance gets them, and task configs go back with the placeholders (`WorkerSecrets`).
+
 The Worker starts and stops the offset store it is given. Topic tracking (KIP-558): every topic a
 task produced to or consumed from is recorded, per connector, here and through the listener.
 """
@@ -27,9 +30,12 @@ import traceback
 from collections.abc import Callable, Iterable, Mapping
 from typing import cast
 
-from connect.api.connector import SinkConnector, SourceConnector
+from connect.api.connector import Connector, SinkConnector, SourceConnector
 from connect.api.errors import ConnectError, NotFoundError
 from connect.api.task import SinkTask
+from connect.runtime.config_providers import ConfigProviders, ConfigTransformer, SecretRedactor
+from connect.runtime.config_providers.redacting_status import RedactingStatusListener
+from connect.runtime.config_providers.worker_secrets import WorkerSecrets
 from connect.runtime.connector_config.keys import CONNECTOR_CLASS_CONFIG
 from connect.runtime.info import ConnectorType
 from connect.runtime.kafka_client_config import sink_group_id
@@ -64,17 +70,24 @@ class Worker:
         status: StatusListener,
         clients: KafkaClients | None = None,
         task_process_silence_s: float | None = None,
+        config_transformer: ConfigTransformer | None = None,
     ) -> None:
         """`task_process_silence_s` (`task.isolation=process`): how long a task process runs its task on
         while this worker does not answer (frozen, swapped out). A distributed worker sets it to its stall
         threshold: a frozen worker's task processes stop before other workers may take their tasks over (as
         tasks on its threads would be frozen with it), and the worker, once it runs again, drops all its
-        work and rejoins its group anyway."""
+        work and rejoins its group anyway.
+
+        `config_transformer`: resolves config provider placeholders in connector configs (default: one
+        with the providers of the worker's `config.providers`); the Worker closes it when it stops."""
         self.worker_id = worker_id
         self.config = config
         self.plugins = plugins
         self.offset_store = offset_store
-        self.status = status
+        transformer = config_transformer or ConfigTransformer(ConfigProviders.from_props(config.originals))
+        self.secrets = WorkerSecrets(transformer, SecretRedactor())
+        self.secrets.add_passwords(None, config.originals)
+        self.status: StatusListener = RedactingStatusListener(status, self.secrets.redactor)
         self.clients = clients or KafkaClients.from_worker_config(config)
         self._lock = threading.RLock()
         self._connectors: dict[str, WorkerConnector] = {}
@@ -83,7 +96,7 @@ class Worker:
         self._graceful_s = config.task_shutdown_graceful_timeout_ms / 1000
         self._task_hosts = TaskHosts(config.task_processes_max, offset_store, task_process_silence_s)
         self.exactly_once_source = worker_exactly_once_enabled(config, offset_store)
-        resources = WorkerResources(config, plugins, self.clients, offset_store, status, self._topic_used)
+        resources = WorkerResources(config, plugins, self.clients, offset_store, self.status, self._topic_used)
         self._builders = TaskBuilders(resources, self.exactly_once_source)
 
     # -- worker lifecycle -----------------------------------------------------------------------
@@ -99,6 +112,7 @@ class Worker:
         for name in sorted(self.connector_names()):
             self.stop_connector(name)
         self.offset_store.stop()
+        self.secrets.close()
         log.info("Worker %s stopped", self.worker_id)
 
     # -- connectors -----------------------------------------------------------------------------
@@ -126,11 +140,18 @@ class Worker:
                 raise ConnectError(f"Connector {name} is already running on this worker")
         connector_class = self.plugins.connector_class(config.get(CONNECTOR_CLASS_CONFIG, ""))
         try:
+            config = self.secrets.connector_config(name, config)
+        except Exception:
+            log.exception("Connector %s: could not resolve the config provider placeholders of its config", name)
+            self.status.on_connector_failure(name, traceback.format_exc())
+            return
+        try:
             connector = connector_class()
         except Exception:
             log.exception("Connector %s: could not instantiate %s", name, connector_class)
             self.status.on_connector_failure(name, traceback.format_exc())
             return
+        self._hide_passwords(name, connector, config)
         holder: list[WorkerConnector] = []
         reader = OffsetStorageReader(name, self.offset_store) if isinstance(connector, SourceConnector) else None
         context = WorkerConnectorContext(name, on_reconfigure, lambda error: holder[0].fail(error), reader)
@@ -141,6 +162,15 @@ class Worker:
         log.info("Connector %s: starting %s in target state %s", name, connector_class.__name__, target_state.value)
         worker_connector.start(target_state)
 
+    def _hide_passwords(self, name: str, connector: Connector, config: Mapping[str, str]) -> None:
+        """Values of the connector's PASSWORD keys join the secrets hidden in traces and logs."""
+        try:
+            definition = connector.config()
+        except Exception:  # plug-in code; WorkerConnector reports a broken config() when it starts
+            log.debug("Connector %s: config() failed; only client secrets are hidden", name, exc_info=True)
+            definition = None
+        self.secrets.add_passwords(definition, config)
+
     def connector_task_configs(self, name: str, max_tasks: int) -> list[dict[str, str]]:
         """The connector's task configs plus `task.class` (and sink `topics`/`topics.regex`).
 
@@ -148,7 +178,7 @@ class Worker:
         `tasks.max.enforce` is true; ConnectError if the connector is not running here.
         """
         worker_connector = self._connector(name)
-        configs = worker_connector.task_configs(max_tasks)
+        configs = self.secrets.task_configs_to_store(name, worker_connector.task_configs(max_tasks))
         connector_config = worker_connector.config
         if len(configs) > max_tasks:
             enforce = connector_config.get("tasks.max.enforce", "true").strip().lower() != "false"
@@ -188,6 +218,7 @@ class Worker:
         """Stop the connector instance (not its tasks: see `stop_tasks`); reports UNASSIGNED."""
         with self._lock:
             worker_connector = self._connectors.pop(name, None)
+        self.secrets.forget(name)
         if worker_connector is None:
             log.debug("Connector %s is not running on this worker; nothing to stop", name)
             return
@@ -225,6 +256,8 @@ class Worker:
                 raise ConnectError(f"Task {task_id} is already running on this worker")
         log.info("Task %s: starting in target state %s", task_id, target_state.value)
         try:
+            connector_config = self.secrets.resolve(connector_config).config
+            task_config = self.secrets.resolve(task_config).config
             spec = self._builders.spec(task_id, connector_config, task_config, target_state, ownership_check)
             worker_task = self._runner(spec)
         except Exception:

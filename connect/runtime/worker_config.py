@@ -23,6 +23,8 @@ from urllib.parse import urlsplit
 
 from connect.api.config import ConfigDef, ConfigType, Importance, Range, ValidString
 from connect.api.errors import ConfigError
+from connect.runtime.config_providers.transformer import resolve_with_own_providers
+from connect.runtime.inert_worker_keys import warn_inert_keys
 
 log = logging.getLogger(__name__)
 
@@ -85,6 +87,15 @@ def worker_config_def() -> ConfigDef:
     d.define("rest.extension.classes", ConfigType.LIST, "", None, Importance.LOW, "REST extensions.")
     d.define("access.control.allow.origin", ConfigType.STRING, "", None, Importance.LOW, "CORS origins.")
     d.define("access.control.allow.methods", ConfigType.STRING, "", None, Importance.LOW, "CORS methods.")
+    d.define("response.http.headers.config", ConfigType.STRING, "", None, Importance.LOW, "Response headers.")
+    d.define(
+        "rest.request.body.max.bytes",
+        ConfigType.INT,
+        10 * 1024 * 1024,
+        Range.at_least(1),
+        Importance.LOW,
+        "Largest REST request body accepted (kconnect's key); larger ones are answered 413.",
+    )
     d.define("plugin.path", ConfigType.LIST, None, None, Importance.LOW, "Plug-in directories.")
     d.define(
         "plugin.discovery",
@@ -219,11 +230,13 @@ class WorkerConfig:
 
     @classmethod
     def from_props(cls, props: Mapping[str, str], definition: ConfigDef | None = None) -> WorkerConfig:
-        """Parse and validate; ConfigError names the first bad key.
+        """Resolve config provider placeholders (with the providers `props` declares), parse and validate;
+        ConfigError names the first bad key.
 
         `definition`: a mode's definition extending `worker_config_def()` (distributed mode's adds the keys
         only it reads); by default the worker's own."""
         definition = definition if definition is not None else worker_config_def()
+        props = resolve_with_own_providers(props)
         values = definition.parse(props)
         for required in (KEY_CONVERTER, VALUE_CONVERTER):
             if not values.get(required):
@@ -232,6 +245,7 @@ class WorkerConfig:
         if unknown:
             # Kafka logs these and starts anyway: a plug-in or a newer version may read them.
             log.warning("Worker configs not known to kconnect (kept, maybe used by plug-ins): %s", ", ".join(unknown))
+        warn_inert_keys(props)
         return cls(dict(props), values)
 
     # -- typed accessors -----------------------------------------------------------------------

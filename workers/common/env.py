@@ -33,6 +33,7 @@ RESERVED = frozenset(
         "KCONNECT_HADOOP_VERSION",
         "KCONNECT_HDFS_URL",
         "KCONNECT_SPARK_SINK_CRASH_AT",
+        "KCONNECT_JAAS_CONFIG",  # the basic-auth extension's JAAS file (rest.extensions.basic_auth)
     }
 )
 

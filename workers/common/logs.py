@@ -14,10 +14,11 @@ from __future__ import annotations
 import json
 import logging
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
+from connect.runtime.config_providers import RedactingFilter, SecretRedactor
 from connect.runtime.worker_task import ConnectorContextFilter
 
 FORMAT = "[%(asctime)s] %(levelname)s %(connector_prefix)s%(message)s (%(name)s)"
@@ -106,3 +107,17 @@ def format_from_environment(environ: Mapping[str, str]) -> str:
     """The format to log in before the worker file is read: `KCONNECT_LOG_FORMAT`, else text."""
     value = str(environ.get("KCONNECT_LOG_FORMAT", "text")).lower()
     return value if value in LOG_FORMATS else "text"
+
+
+def redact_logs(redactor: SecretRedactor) -> Callable[[], None]:
+    """Hide `redactor`'s secrets in every line the root logger's handlers write; returns the undo."""
+    redacting = RedactingFilter(redactor)
+    handlers = list(logging.getLogger().handlers)
+    for handler in handlers:
+        handler.addFilter(redacting)
+
+    def undo() -> None:
+        for handler in handlers:
+            handler.removeFilter(redacting)
+
+    return undo

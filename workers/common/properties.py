@@ -1,11 +1,7 @@
 """Java `.properties` files and connector config files, read the way Kafka's connect-standalone reads them.
 
-`read_properties` parses with `java_properties.parse_properties`, which follows `java.util.Properties.load`:
-logical lines joined by a trailing odd number of backslashes (the next line's leading whitespace dropped),
-`#`/`!` comment lines, keys ended by the first unescaped `=`, `:` or whitespace, the escapes
-`\\t \\n \\r \\f \\uXXXX` (any other escaped character stands for itself), later duplicates winning.
-Files are read as UTF-8 (Java's Reader form); bytes that are not UTF-8 fall back to ISO-8859-1, the encoding
-of Java's InputStream form.
+`parse_properties` and `read_properties` (`connect.runtime.java_properties`) follow
+`java.util.Properties.load`.
 
 `load_connector_file` follows `ConnectStandalone.parseConnectorConfigurationFile`: a JSON flat map, else
 JSON in the `POST /connectors` shape (`{"name", "config", "initial_state"?}`), else a properties file.
@@ -19,23 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from connect.api.errors import ConfigError
+from connect.runtime.java_properties import parse_properties, read_properties
 from connect.runtime.states import TargetState
-from workers.common.java_properties import parse_properties
+
+__all__ = ["ConnectorFile", "load_connector_file", "parse_properties", "read_properties"]
 
 NAME_CONFIG = "name"
-
-
-def read_properties(path: Path | str) -> dict[str, str]:
-    """`parse_properties` of a file; OSError if it cannot be read, ConfigError if it is malformed."""
-    data = Path(path).read_bytes()
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        text = data.decode("iso-8859-1")
-    try:
-        return parse_properties(text)
-    except ValueError as exc:
-        raise ConfigError(f"Could not parse properties file '{path}': {exc}") from exc
 
 
 @dataclass(frozen=True)

@@ -7,22 +7,20 @@ need the id, then attach the real app. Called by each mode's process object on i
 
 from __future__ import annotations
 
+import os
 from urllib.parse import urlsplit
 
 from connect.runtime.worker_config import WorkerConfig
 from rest.server import RestServer
+from rest.worker_listeners import rest_server_for
 from workers.common.deferred_app import DeferredApp
 
 
 def start_rest_listener(config: WorkerConfig) -> tuple[RestServer, DeferredApp]:
-    """Bind and serve `listeners` with a placeholder app; attach the real one to the returned `DeferredApp`."""
+    """Bind and serve the worker's listeners with a placeholder app; attach the real one to the returned
+    `DeferredApp`. ConfigError (naming the key) for bad listener or TLS settings, before anything is bound."""
     deferred = DeferredApp()
-    rest = RestServer(
-        deferred,
-        ",".join(config.listeners),
-        advertised_host=config.get("rest.advertised.host.name"),
-        advertised_port=config.get("rest.advertised.port"),
-    )
+    rest = rest_server_for(config, deferred, os.environ)
     rest.start()
     return rest, deferred
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from workers.common.java_properties import parse_properties
+from connect.runtime.java_properties import parse_properties
 from workers.ctl.errors import UsageError
 
 

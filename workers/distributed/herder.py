@@ -27,6 +27,7 @@ import logging
 from collections.abc import Callable
 
 from connect.api.errors import AlreadyExistsError, NotFoundError, RetriableError
+from connect.runtime.config_providers.worker_secrets import WorkerSecrets
 from connect.runtime.herder import ConnectorOverview
 from connect.runtime.info import (
     ConnectorInfo,
@@ -70,6 +71,7 @@ class DistributedHerder(BaseHerder):
         offset_store: KafkaOffsetStore,
         clients: KafkaClients,
         ready: Callable[[], bool],
+        secrets: WorkerSecrets | None = None,
     ) -> None:
         statuses = CurrentStatuses(status, config_log.snapshot)
         super().__init__(
@@ -80,6 +82,7 @@ class DistributedHerder(BaseHerder):
             offset_store=offset_store,
             clients=clients,
             validation=ValidationOptions(exactly_once_source_enabled=exactly_once_enabled, worker_group_id=group_id),
+            secrets=secrets,
         )
         self._log = config_log
         self._statuses = statuses

@@ -24,6 +24,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping
 
+from connect.runtime.info import RestartRequest
 from connect.runtime.kafka_clients import KafkaClients
 from connect.runtime.kafka_log import InternalTopicSpec, ensure_internal_topics
 from connect.runtime.loggers import LoggerLevels
@@ -34,6 +35,8 @@ from connect.runtime.worker import Worker
 from rest.app import create_app
 from rest.server import RestServer
 from workers.common.deferred_app import DeferredApp
+from workers.common.heap import settle_heap
+from workers.common.logs import redact_logs
 from workers.common.rest_listener import start_rest_listener, worker_id_of
 from workers.distributed.clients import connector_clients, internal_clients, membership_consumer_factory
 from workers.distributed.cluster_loggers import ClusterLoggers
@@ -66,6 +69,7 @@ class DistributedWorker:
         self._work: LocalWork | None = None
         self._worker: Worker | None = None
         self._logs: list[ConfigLog | KafkaStatusStore | SlotLog] = []
+        self._undo_log_redaction: Callable[[], None] | None = None
 
     @property
     def url(self) -> str:
@@ -85,6 +89,7 @@ class DistributedWorker:
         except BaseException:
             self.stop()
             raise
+        settle_heap()
         log.info("Kafka Connect distributed worker started: REST API at %s, group %s", self.url, self.settings.group_id)
 
     def _start_parts(self, deferred: DeferredApp, url: str) -> None:
@@ -167,7 +172,12 @@ class DistributedWorker:
             offset_store=offsets,
             clients=clients,
             ready=ready,
+            secrets=worker.secrets,
         )
+        herder = self.herder
+        # A value from a config provider with a TTL changed: restart the connector and its tasks with it.
+        worker.secrets.on_change(lambda name: herder.restart_connector(RestartRequest(name, include_tasks=True)))
+        self._undo_log_redaction = redact_logs(worker.secrets.redactor)
         loggers = LoggerLevels()
         ClusterLoggers(config_log, loggers).start()
         worker.start()
@@ -199,6 +209,8 @@ class DistributedWorker:
                 store.stop()
             except Exception:
                 log.exception("Error while stopping the %s log", type(store).__name__)
+        if self._undo_log_redaction is not None:
+            self._undo_log_redaction()
         log.info("Kafka Connect stopped")
 
     def _fencer(self, clients: KafkaClients) -> Fencer:

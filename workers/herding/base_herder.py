@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
 from connect.api.errors import ConfigError, NotFoundError
+from connect.runtime.config_providers import ConfigProviders, ConfigTransformer, SecretRedactor
+from connect.runtime.config_providers.worker_secrets import WorkerSecrets
 from connect.runtime.connector_config.keys import CONNECTOR_CLASS_CONFIG
 from connect.runtime.errors import BadRequestError, ForbiddenError
 from connect.runtime.info import (
@@ -41,6 +43,7 @@ from connect.runtime.plugins import PluginRegistry
 from connect.runtime.states import TargetState
 from connect.runtime.status import ConnectorStatusSnapshot
 from connect.runtime.validation import connector_plugin_config, invalid_config_message, validate_connector_config
+from connect.runtime.validation.hidden_values import with_raw_values
 from connect.runtime.worker_config import WorkerConfig
 from workers.herding.offset_admin import OffsetAdmin, admin_factory
 from workers.herding.restart_plan import RestartPlan, restart_plan
@@ -89,13 +92,19 @@ class BaseHerder(ABC):
         offset_store: OffsetStore,
         clients: KafkaClients | None,
         validation: ValidationOptions | None = None,
+        secrets: WorkerSecrets | None = None,
     ) -> None:
+        """`secrets`: the Worker's (config providers resolve what `/validate` checks, and hide it in the
+        answer); by default a set of the worker config's own providers."""
         self.worker_id = worker_id
         self._config = config
         self._registry = registry
         self._status = status
         self._clients = clients
         self._validation = validation or ValidationOptions()
+        self._secrets = secrets or WorkerSecrets(
+            ConfigTransformer(ConfigProviders.from_props(config.originals)), SecretRedactor()
+        )
         self._offsets = OffsetAdmin(registry, offset_store, admin_factory(clients) if clients is not None else None)
         self._cluster_id: str | None = None
 
@@ -220,13 +229,16 @@ class BaseHerder(ABC):
         return connector_plugin_config(plugin, self._registry)
 
     def validate_connector_config(self, config: Mapping[str, str]) -> ConfigInfos:
-        return validate_connector_config(
-            config,
+        resolved = self._secrets.resolve(config).config
+        infos = validate_connector_config(
+            resolved,
             self._registry,
             exactly_once_source_enabled=self._validation.exactly_once_source_enabled,
             worker_group_id=self._validation.worker_group_id,
             topic_creation_enabled=self._config.topic_creation_enable,
+            override_policy=self._config.client_config_override_policy,
         )
+        return with_raw_values(infos, config, resolved, self._secrets.redactor)
 
     def _connector_type(self, config: Mapping[str, str]) -> ConnectorType:
         return self._registry.connector_type(config.get(CONNECTOR_CLASS_CONFIG, ""))

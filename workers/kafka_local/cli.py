@@ -16,6 +16,7 @@ from workers.kafka_local.cluster import DEFAULT_DIR, LocalKafka
 from workers.kafka_local.config import DEFAULT_PORT, NODE_COUNTS
 from workers.kafka_local.errors import LocalKafkaError, ToolMissingError
 from workers.kafka_local.jars import default_version, fetch_jars
+from workers.kafka_local.security import SECURITY_MODES
 
 PROG = "kconnect kafka"
 
@@ -35,6 +36,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
     start = actions.add_parser("start", parents=[common], help="format storage if needed and start the nodes")
     start.add_argument("--timeout", type=float, default=90.0, help="seconds to wait for the brokers")
+    start.add_argument(
+        "--security",
+        choices=SECURITY_MODES,
+        default=None,
+        help="add a secured listener (--port + 200): TLS with SCRAM-SHA-512 users, or TLS with client "
+        "certificates; its client settings are written to <dir>/security/client.properties",
+    )
     start.set_defaults(func=_start)
     stop = actions.add_parser("stop", parents=[common], help="stop the nodes started from --dir")
     stop.add_argument("--timeout", type=float, default=30.0, help="seconds between SIGTERM and SIGKILL")
@@ -75,13 +83,19 @@ def _cluster(args: argparse.Namespace, *, prefer_recorded: bool) -> LocalKafka:
         controller_port=args.controller_port,
         version=args.kafka_version,
         start_timeout=getattr(args, "timeout", 90.0),
+        security=getattr(args, "security", None),
     )
 
 
 @_guarded
 def _start(args: argparse.Namespace) -> int:
     cluster = _cluster(args, prefer_recorded=False)
-    print(cluster.start())
+    bootstrap = cluster.start()
+    files = cluster.security_files
+    if files is not None:
+        print(f"secured listener ({files.protocol}): {cluster.secure_bootstrap_servers}")
+        print(f"its client settings, with Kafka's keys: {files.client_properties}")
+    print(bootstrap)
     return 0
 
 

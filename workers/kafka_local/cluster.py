@@ -18,6 +18,13 @@ from pathlib import Path
 from workers.kafka_local import config, network, processes
 from workers.kafka_local.errors import LocalKafkaError, require_tool
 from workers.kafka_local.jars import classpath, default_version, fetch_jars
+from workers.kafka_local.security import (
+    SECURITY_MODES,
+    SecurityFiles,
+    client_settings,
+    prepare,
+    scram_format_arguments,
+)
 
 log = logging.getLogger(__name__)
 
@@ -65,7 +72,12 @@ class LocalKafka:
         cache: Path | None = None,
         heap: str = "512m",
         start_timeout: float = 90.0,
+        security: str | None = None,
     ) -> None:
+        """`security`: `ssl` or `sasl_ssl` adds a secured listener to each node (`security.py`)."""
+        if security is not None and security not in SECURITY_MODES:
+            raise ValueError(f"security must be one of {', '.join(SECURITY_MODES)}, not {security}")
+        self.security = security
         self.directory = Path(directory).resolve()
         self.version = version or default_version()
         self.cache = cache
@@ -76,6 +88,17 @@ class LocalKafka:
     @property
     def bootstrap_servers(self) -> str:
         return config.bootstrap_servers(self.specs)
+
+    @property
+    def security_files(self) -> SecurityFiles | None:
+        return SecurityFiles(self.directory / "security", self.security) if self.security else None
+
+    @property
+    def secure_bootstrap_servers(self) -> str | None:
+        """The secured listeners' addresses (None without `security`)."""
+        if not self.security:
+            return None
+        return ",".join(f"127.0.0.1:{config.secure_port(spec)}" for spec in self.specs)
 
     def _recorded(self) -> dict[str, object] | None:
         try:
@@ -90,6 +113,7 @@ class LocalKafka:
             "port": self.specs[0].broker_port,
             "controller_port": self.specs[0].controller_port,
             "version": self.version,
+            "security": self.security,
         }
 
     @classmethod
@@ -104,6 +128,7 @@ class LocalKafka:
                 int(record["port"]),
                 controller_port=int(record["controller_port"]),
                 version=str(record["version"]),
+                security=str(record["security"]) if record.get("security") else None,
             )
         except (OSError, ValueError, KeyError, TypeError):
             return None
@@ -129,7 +154,8 @@ class LocalKafka:
                 f"{previous.bootstrap_servers}): run `kconnect kafka stop --dir {self.directory}` first"
             )
         libs = fetch_jars(self.version, self.cache)
-        network.check_ports_free(p for s in self.specs for p in (s.broker_port, s.controller_port))
+        secure_ports = [config.secure_port(s) for s in self.specs] if self.security else []
+        network.check_ports_free([*(p for s in self.specs for p in (s.broker_port, s.controller_port)), *secure_ports])
         log.info("starting Apache Kafka %s: %d node(s), state in %s", self.version, len(self.specs), self.directory)
         self._prepare_storage(java)
         for spec in self.specs:
@@ -201,13 +227,25 @@ class LocalKafka:
             recorded = {**layout, "cluster_id": config.new_cluster_id()}
             self.directory.mkdir(parents=True, exist_ok=True)
             (self.directory / STATE_FILE).write_text(json.dumps(recorded, indent=2) + "\n")
+        keytool = Path(java).resolve().parent / "keytool"
+        files = (
+            prepare(self.directory / "security", self.security, str(keytool) if keytool.exists() else None)
+            if self.security
+            else None
+        )
+        if files is not None:
+            client = client_settings(files, self.secure_bootstrap_servers or "")
+            files.client_properties.write_text("".join(f"{k}={v}\n" for k, v in client.items()))
+            files.client_properties.chmod(0o600)
         for spec in self.specs:
             spec.logs_dir.mkdir(parents=True, exist_ok=True)
-            (spec.directory / "server.properties").write_text(config.server_properties(spec, self.specs))
+            (spec.directory / "server.properties").write_text(config.server_properties(spec, self.specs, files))
             (spec.directory / "log4j2.properties").write_text(config.log4j2_properties(spec))
 
         def format_args(spec: config.NodeSpec) -> list[str]:
-            return ["format", "-t", str(recorded["cluster_id"]), "-c", str(spec.directory / "server.properties")]
+            scram = scram_format_arguments(files) if files is not None else []
+            properties = str(spec.directory / "server.properties")
+            return ["format", "-t", str(recorded["cluster_id"]), "-c", properties, *scram]
 
         unformatted = [s for s in self.specs if not (s.data_dir / "meta.properties").exists()]
         formatters = [

@@ -11,6 +11,8 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+from workers.kafka_local.security import SECURE_PORT_OFFSET, SecurityFiles, broker_settings
+
 NODE_COUNTS = (1, 3)
 DEFAULT_PORT = 9092
 # Controllers sit well above the broker block so `--port N` for brokers stays a contiguous N, N+1, N+2.
@@ -66,7 +68,8 @@ def new_cluster_id() -> str:
             return cluster_id
 
 
-def server_properties(spec: NodeSpec, specs: list[NodeSpec]) -> str:
+def server_properties(spec: NodeSpec, specs: list[NodeSpec], security: SecurityFiles | None = None) -> str:
+    """`security`: add the secured listener (`security.py`) beside the PLAINTEXT one."""
     nodes = len(specs)
     # Internal topics get RF = node count so transactions and group offsets survive a node loss on
     # three nodes; their min ISR of 2 still leaves room for one node down.
@@ -81,6 +84,7 @@ def server_properties(spec: NodeSpec, specs: list[NodeSpec]) -> str:
         "controller.listener.names": "CONTROLLER",
         "inter.broker.listener.name": "PLAINTEXT",
         "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+        **(_secured_listener(spec, security) if security is not None else {}),
         "log.dirs": str(spec.data_dir),
         "num.partitions": 1,
         "default.replication.factor": nodes,
@@ -108,6 +112,21 @@ def server_properties(spec: NodeSpec, specs: list[NodeSpec]) -> str:
     lines = [f"# Written by `kconnect kafka start` for node {spec.node_id} of {nodes}; rewritten on every start."]
     lines += [f"{key}={value}" for key, value in settings.items()]
     return "\n".join(lines) + "\n"
+
+
+def secure_port(spec: NodeSpec) -> int:
+    return spec.broker_port + SECURE_PORT_OFFSET
+
+
+def _secured_listener(spec: NodeSpec, security: SecurityFiles) -> dict[str, str | int]:
+    protocol = security.protocol
+    address = f"{protocol}://127.0.0.1:{secure_port(spec)}"
+    return {
+        "listeners": f"PLAINTEXT://127.0.0.1:{spec.broker_port},{address},CONTROLLER://127.0.0.1:{spec.controller_port}",
+        "advertised.listeners": f"PLAINTEXT://127.0.0.1:{spec.broker_port},{address}",
+        "listener.security.protocol.map": f"PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,{protocol}:{protocol}",
+        **broker_settings(security, secure_port(spec)),
+    }
 
 
 def log4j2_properties(spec: NodeSpec) -> str:

@@ -84,6 +84,7 @@ class StandaloneHerder(BaseHerder):
             status=status_store,
             offset_store=offset_store,
             clients=clients,
+            secrets=worker.secrets,
         )
         self.worker = worker
         self._statuses = status_store

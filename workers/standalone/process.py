@@ -16,6 +16,7 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 
 from connect.api.errors import ConfigError, ConnectError
+from connect.runtime.info import RestartRequest
 from connect.runtime.kafka_clients import KafkaClients
 from connect.runtime.loggers import LoggerLevels
 from connect.runtime.offsets import FileOffsetStore, MemoryOffsetStore, OffsetStore
@@ -27,16 +28,13 @@ from connect.runtime.worker_config import OFFSET_STORAGE_FILE, WorkerConfig
 from rest.app import create_app
 from rest.server import RestServer
 from workers.common.deferred_app import DeferredApp
+from workers.common.heap import settle_heap
+from workers.common.logs import redact_logs
 from workers.common.properties import ConnectorFile
 from workers.common.rest_listener import start_rest_listener, worker_id_of
 from workers.standalone.herder import StandaloneHerder
 
 log = logging.getLogger(__name__)
-
-PLUGIN_PATH_NOTE = (
-    "plugin.path is ignored: kconnect finds plug-ins through Python entry points, so install a plug-in's "
-    "package into the worker's Python environment instead"
-)
 
 
 class StandaloneWorker:
@@ -57,6 +55,7 @@ class StandaloneWorker:
         self.herder: StandaloneHerder | None = None
         self.offset_store: OffsetStore | None = None
         self.status_store: MemoryStatusStore | None = None
+        self._undo_log_redaction: Callable[[], None] | None = None
 
     @classmethod
     def from_props(
@@ -74,18 +73,16 @@ class StandaloneWorker:
 
     @property
     def local_url(self) -> str:
-        """`http://127.0.0.1:<port>` of the first listener: reachable whatever the advertised host is."""
+        """`scheme://127.0.0.1:<port>` of the first listener: reachable whatever the advertised host is."""
         if self.rest is None:
             raise RuntimeError("The worker is not started")
-        return f"http://127.0.0.1:{self.rest.port}"
+        return self.rest.local_url()
 
     def start(
         self, connectors: Sequence[ConnectorFile] = (), *, on_listening: Callable[[str], None] | None = None
     ) -> None:
         """Bind REST, start the worker, create `connectors`; raises (after cleaning up) if any step fails.
         `on_listening` gets the worker id as soon as the listener is bound (the logs show it from then on)."""
-        if self.config.get("plugin.path"):
-            log.info(PLUGIN_PATH_NOTE)
         rest, deferred = start_rest_listener(self.config)
         self.rest = rest
         if on_listening is not None:
@@ -99,6 +96,7 @@ class StandaloneWorker:
         except BaseException:
             self.stop()
             raise
+        settle_heap()
         log.info("Kafka Connect standalone worker started: REST API at %s", self.url)
 
     @staticmethod
@@ -139,6 +137,10 @@ class StandaloneWorker:
             config=self.config,
             loggers=loggers,
         )
+        herder = self.herder
+        # A value from a config provider with a TTL changed: restart the connector and its tasks with it.
+        worker.secrets.on_change(lambda name: herder.restart_connector(RestartRequest(name, include_tasks=True)))
+        self._undo_log_redaction = redact_logs(worker.secrets.redactor)
         self.herder.start()
         deferred.attach(create_app(self.herder, loggers=loggers))
 
@@ -152,6 +154,8 @@ class StandaloneWorker:
                 self.herder.stop()
             except Exception:
                 log.exception("Error while stopping the herder")
+        if self._undo_log_redaction is not None:
+            self._undo_log_redaction()
         log.info("Kafka Connect stopped")
 
 

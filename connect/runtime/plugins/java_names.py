@@ -33,6 +33,8 @@ def _build() -> dict[str, str]:
         "org.apache.kafka.connect.file.FileStreamSourceConnector": "FileStreamSourceConnector",
         "org.apache.kafka.connect.file.FileStreamSinkConnector": "FileStreamSinkConnector",
         "io.confluent.kafka.connect.datagen.DatagenConnector": "DatagenConnector",
+        "io.confluent.connect.jdbc.JdbcSourceConnector": "SqlSourceConnector",
+        "io.confluent.connect.jdbc.JdbcSinkConnector": "SqlSinkConnector",
         "org.apache.kafka.connect.json.JsonConverter": "JsonConverter",
         "org.apache.kafka.connect.storage.StringConverter": "StringConverter",
         "org.apache.kafka.connect.converters.ByteArrayConverter": "ByteArrayConverter",

@@ -2,7 +2,7 @@
 
 A local socket pair carries pickled messages (`multiprocessing.connection.Connection` frames them).
 Either end may send a one-way note (`note`: statuses, log records, target state changes, stop) or make a
-call and wait for its reply (`call`: the task's offset reads and writes, which the worker's store
+call and wait for its reply (`call`: the task's offset reads and flushes, which the worker's store
 serves; later, metrics gathered from each process). Each end names what it serves in `handlers`.
 
 One reader thread per end runs the note handlers in arrival order, so the notes of one sender are applied

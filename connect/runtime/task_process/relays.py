@@ -90,7 +90,9 @@ class RelayedOffsetStore:
         return result
 
     def set(self, values: Mapping[bytes, bytes | None]) -> None:
-        self._channel.call("offsets.set", dict(values))
+        # A note, not a call: the worker applies notes in order before it reads the next message, so a
+        # `get` or `flush` made after this sees it, and a commit costs one round trip (the flush), not two.
+        self._channel.note("offsets.set", dict(values))
 
     def flush(self, timeout: float | None = None) -> None:
         wait = None if timeout is None else timeout + _CALL_MARGIN_S

@@ -136,6 +136,7 @@ def validate_connector_config(
     exactly_once_source_enabled: bool | None = None,
     worker_group_id: str | None = None,
     topic_creation_enabled: bool = True,
+    override_policy: str = "All",
 ) -> ConfigInfos:
     """Every problem with `config`, as Kafka Connect's validate endpoint reports them (never raises for them).
 
@@ -144,7 +145,7 @@ def validate_connector_config(
     distributed herder's extra checks: exactly-once source preflight (True/False: whether the worker has EOS
     source support) and the sink consumer group clashing with the worker's group. `topic_creation_enabled`:
     the worker's `topic.creation.enable`; when false, a source's `topic.creation.*` keys are ignored, as the
-    worker ignores them.
+    worker ignores them. `override_policy`: the worker's `connector.client.config.override.policy`.
     """
     connector_class = config.get(CONNECTOR_CLASS_CONFIG)
     if connector_class is None:
@@ -184,7 +185,7 @@ def validate_connector_config(
     return merge_infos(
         connector_class,
         generate_result(connector_class, keys, values, groups),
-        validate_client_overrides(config, connector_type, exactly_once_source_enabled),
+        validate_client_overrides(config, connector_type, exactly_once_source_enabled, override_policy),
         *converter_infos,
     )
 

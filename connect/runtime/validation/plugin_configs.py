@@ -2,9 +2,10 @@
 configs (`key.converter.*`, `value.converter.*`, `header.converter.*`) and client overrides
 (`producer.override.*`, `consumer.override.*`, `admin.override.*`).
 
-Mirrors `AbstractHerder.validateConverterConfig` and `validateClientOverrides` with the `All` override
-policy: every override is accepted; secrets among them are shown hidden. Called on the validating
-request's thread.
+Mirrors `AbstractHerder.validateConverterConfig` and `validateClientOverrides`: each override the worker's
+`connector.client.config.override.policy` forbids gets Kafka's error (`None` forbids all, `Principal` all
+but `sasl.jaas.config`, `sasl.mechanism` and `security.protocol`, `All` none); secrets among them are
+shown hidden. Called on the validating request's thread.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from connect.runtime.connector_config import (
     VALUE_CONVERTER_CLASS_CONFIG,
 )
 from connect.runtime.info import ConfigInfos, ConnectorType
+from connect.runtime.kafka_client_config import PRINCIPAL_OVERRIDES
 from connect.runtime.plugins import PluginRegistry
 from connect.runtime.validation.infos import merge_infos, prefixed_infos
 
@@ -125,18 +127,33 @@ def _is_set(config: Mapping[str, str | None], key: str) -> bool:
     return bool((config.get(key) or "").strip())
 
 
-def _client_overrides(config: Mapping[str, str | None], prefix: str) -> ConfigInfos:
+def _client_overrides(config: Mapping[str, str | None], prefix: str, policy: str) -> ConfigInfos:
     values: list[ConfigValue] = []
     for name, raw in _with_prefix(config, prefix).items():
         value: Any = Password(raw) if raw is not None and name in _CLIENT_SECRETS else raw
-        values.append(ConfigValue(name, value))
+        errors = [] if policy_allows(policy, name) else [policy_error(policy, name)]
+        values.append(ConfigValue(name, value, error_messages=errors))
     return prefixed_infos({}, values, prefix)
 
 
+def policy_allows(policy: str, client_key: str) -> bool:
+    """Whether `connector.client.config.override.policy` lets a connector override `client_key`."""
+    return policy == "All" or (policy == "Principal" and client_key in PRINCIPAL_OVERRIDES)
+
+
+def policy_error(policy: str, client_key: str) -> str:
+    """Kafka's message; it names the client key without its `*.override.` prefix."""
+    return f"The '{policy}' policy does not allow '{client_key}' to be overridden in the connector configuration."
+
+
 def validate_client_overrides(
-    config: Mapping[str, str | None], connector_type: ConnectorType, exactly_once_source_enabled: bool | None
+    config: Mapping[str, str | None],
+    connector_type: ConnectorType,
+    exactly_once_source_enabled: bool | None,
+    policy: str = "All",
 ) -> ConfigInfos:
-    """Producer, consumer and admin overrides for the clients this connector uses (policy `All`: no errors).
+    """Producer, consumer and admin overrides for the clients this connector uses, checked against `policy`
+    (`All`, `Principal` or `None`, in Kafka's spelling).
 
     `exactly_once_source_enabled` is None in standalone mode; in distributed mode a source connector also
     uses a consumer and an admin client for its offsets topic when EOS is on or it has its own offsets topic.
@@ -156,7 +173,7 @@ def validate_client_overrides(
         uses_admin = has_dlq
     return merge_infos(
         "",
-        _client_overrides(config, PRODUCER_OVERRIDES_PREFIX) if uses_producer else None,
-        _client_overrides(config, CONSUMER_OVERRIDES_PREFIX) if uses_consumer else None,
-        _client_overrides(config, ADMIN_OVERRIDES_PREFIX) if uses_admin else None,
+        _client_overrides(config, PRODUCER_OVERRIDES_PREFIX, policy) if uses_producer else None,
+        _client_overrides(config, CONSUMER_OVERRIDES_PREFIX, policy) if uses_consumer else None,
+        _client_overrides(config, ADMIN_OVERRIDES_PREFIX, policy) if uses_admin else None,
     )

@@ -5,7 +5,8 @@ import inspect
 import connect.api
 
 PUBLIC_NAMES = {
-    "NO_DEFAULT", "AlreadyExistsError", "Config", "ConfigDef", "ConfigError", "ConfigKey", "ConfigType",
+    "NO_DEFAULT", "AlreadyExistsError", "Config", "ConfigData", "ConfigDef", "ConfigProvider", "ConfigError",
+    "ConfigKey", "ConfigType",
     "ConfigValue", "ConnectError", "Connector", "ConnectorContext", "ConnectorTransactionBoundaries",
     "Converter", "DataError", "ErrantRecordReporter", "ExactlyOnceSupport", "Field", "Header",
     "HeaderConverter", "Headers", "IllegalWorkerStateError", "Importance", "NotFoundError", "OffsetReader",

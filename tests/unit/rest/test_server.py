@@ -35,7 +35,7 @@ def test_empty_host_binds_all_interfaces() -> None:
     assert Listener("http", "[::1]", 8083).bind_host == "::1"
 
 
-@pytest.mark.parametrize("text", ["", "localhost:8083", "http://host", "http://host:99999", "https://:8443"])
+@pytest.mark.parametrize("text", ["", "localhost:8083", "http://host", "http://host:99999", "ftp://:21"])
 def test_bad_listeners_are_config_errors(text: str) -> None:
     with pytest.raises(ConfigError):
         parse_listeners(text)

@@ -120,7 +120,6 @@ WORKER_PROPS = {
     "sasl.mechanism": "PLAIN",
     "sasl.jaas.config": 'org.apache.kafka.common.security.plain.PlainLoginModule required username="w" password="p";',
     "ssl.ca.location": "/etc/kafka/ca.pem",
-    "ssl.truststore.location": "/etc/kafka/truststore.jks",
     "client.dns.lookup": "use_all_dns_ips",
     "producer.acks": "1",
     "producer.bootstrap.servers": "connector-cluster:9092",

@@ -9,8 +9,7 @@ import pytest
 
 from connect.api.errors import ConfigError
 from connect.runtime.states import TargetState
-from workers.common.java_properties import parse_properties
-from workers.common.properties import ConnectorFile, load_connector_file, read_properties
+from workers.common.properties import ConnectorFile, load_connector_file, parse_properties, read_properties
 
 
 @pytest.mark.parametrize(

@@ -1,12 +1,18 @@
-"""Java `.properties` text, parsed as `java.util.Properties.load` parses it.
+"""Java `.properties` text, read the way `java.util.Properties.load` reads it.
 
-Logical lines are joined by a trailing odd number of backslashes (the next line's leading whitespace
-dropped), `#`/`!` lines are comments, a key ends at the first unescaped `=`, `:` or whitespace, the escapes
-`\\t \\n \\r \\f \\uXXXX` are decoded (any other escaped character stands for itself), and later duplicates
-win. Pure text in, map out: imported by the worker and by `kconnect ctl`, which must not load the runtime.
+Logical lines joined by a trailing odd number of backslashes (the next line's leading whitespace
+dropped), `#`/`!` comment lines, keys ended by the first unescaped `=`, `:` or whitespace, the escapes
+`\\t \\n \\r \\f \\uXXXX` (any other escaped character stands for itself), later duplicates winning.
+Files are read as UTF-8 (Java's Reader form); bytes that are not UTF-8 fall back to ISO-8859-1, the
+encoding of Java's InputStream form. Used for worker properties, connector files, the basic-auth
+credentials file and `FileConfigProvider`'s files.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
+
+from connect.api.errors import ConfigError
 
 _WHITESPACE = " \t\f"
 _ESCAPES = {"t": "\t", "n": "\n", "r": "\r", "f": "\f"}
@@ -19,6 +25,19 @@ def parse_properties(text: str) -> dict[str, str]:
         key, value = _split_key_value(line)
         result[_unescape(key)] = _unescape(value)
     return result
+
+
+def read_properties(path: Path | str) -> dict[str, str]:
+    """`parse_properties` of a file; OSError if it cannot be read, ConfigError if it is malformed."""
+    data = Path(path).read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        text = data.decode("iso-8859-1")
+    try:
+        return parse_properties(text)
+    except ValueError as exc:
+        raise ConfigError(f"Could not parse properties file '{path}': {exc}") from exc
 
 
 def _natural_lines(text: str) -> list[str]:

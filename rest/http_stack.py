@@ -1,0 +1,44 @@
+"""The HTTP layers around a worker's REST app, from its config, outermost first:
+
+1. `response.http.headers.config` headers, on every response (401s included);
+2. CORS (`access.control.allow.*`), so preflights are answered without credentials and refusals carry
+   the CORS headers a browser needs to read them;
+3. authentication by the authenticators of `rest.extension.classes`, when any registered one;
+4. the request body limit (`rest.request.body.max.bytes`), inside authentication so that nobody
+   unauthenticated makes the worker read a body.
+
+Built before the listeners are bound, so a bad key or an extension that cannot start stops the worker.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from starlette.types import ASGIApp
+
+from connect.runtime.worker_config import WorkerConfig
+from rest.body_limit import REQUEST_BODY_MAX_BYTES, BodyLimit
+from rest.cors import ALLOW_METHODS, ALLOW_ORIGIN, with_cors
+from rest.extensions.authentication import RequireAuthentication
+from rest.extensions.loader import REST_EXTENSION_CLASSES, RestExtensions, load_rest_extensions
+from rest.response_headers import RESPONSE_HTTP_HEADERS_CONFIG, ResponseHeaders, parse_header_rules
+
+
+@dataclass
+class HttpStack:
+    app: ASGIApp
+    extensions: RestExtensions
+
+
+def http_stack(app: ASGIApp, config: WorkerConfig, environ: Mapping[str, str]) -> HttpStack:
+    """`app` wrapped in the layers the worker's config asks for; ConfigError naming the bad key."""
+    rules = parse_header_rules(str(config.get(RESPONSE_HTTP_HEADERS_CONFIG) or ""))
+    extensions = load_rest_extensions(list(config.get(REST_EXTENSION_CLASSES) or []), config.originals, environ)
+    wrapped: ASGIApp = BodyLimit(app, int(config.get(REQUEST_BODY_MAX_BYTES)))
+    if extensions.authenticators:
+        wrapped = RequireAuthentication(wrapped, extensions.authenticators)
+    wrapped = with_cors(wrapped, str(config.get(ALLOW_ORIGIN) or ""), str(config.get(ALLOW_METHODS) or ""))
+    if rules:
+        wrapped = ResponseHeaders(wrapped, rules)
+    return HttpStack(wrapped, extensions)

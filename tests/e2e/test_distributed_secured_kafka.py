@@ -1,0 +1,122 @@
+"""A distributed worker whose internal topics and connector clients all go through a SASL_SSL listener,
+configured with Kafka Connect's keys (exactly-once sources and a sink); and one with a wrong password or
+an untrusted broker certificate, which stops with a clear error."""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+
+import pytest
+from confluent_kafka import Consumer, TopicPartition
+from confluent_kafka.admin import AdminClient
+from confluent_kafka.cimpl import NewTopic
+
+from connect.runtime.kafka_client_config import to_librdkafka
+from tests.e2e.test_distributed_plugins import read_runs
+from tests.e2e.test_distributed_support import (
+    Cluster,
+    WorkerProcess,
+    datagen_config,
+    expected_keys,
+    sink_config,
+    wait_until,
+    worker_props,
+)
+from tests.support.certificates import make_tls_files
+
+pytestmark = pytest.mark.e2e
+
+
+def _props(keys: dict[str, str], group: str) -> dict[str, str]:
+    security = {k: v for k, v in keys.items() if k != "bootstrap.servers"}
+    return {
+        **worker_props(keys["bootstrap.servers"], group),
+        **security,
+        **{f"{client}.{k}": v for client in ("producer", "consumer", "admin") for k, v in security.items()},
+    }
+
+
+def test_a_distributed_worker_over_sasl_ssl_with_exactly_once_sources_and_a_sink(
+    secured_kafka_keys: dict[str, str], tmp_path: Path
+) -> None:
+    keys = secured_kafka_keys
+    group = f"kc-sasl-{uuid.uuid4().hex[:8]}"
+    topic = f"{group}-data"
+    admin = AdminClient(to_librdkafka(keys, "admin"))
+    admin.create_topics([NewTopic(topic, 2, 1)])[topic].result(30)
+    cluster = Cluster(keys["bootstrap.servers"], group, tmp_path, tmp_path / "runs")
+    cluster.runs.mkdir()
+    props = {**_props(keys, group), "exactly.once.source.support": "enabled"}
+    cluster.workers.append(WorkerProcess(f"{group}-w1", props, tmp_path))
+    try:
+        cluster.start(*cluster.workers)
+        cluster.create("src", datagen_config(cluster, topic, tasks=2, rate=100, records=400))
+        cluster.create("sink", sink_config(cluster, topic, tasks=2))
+        wait_until(lambda: cluster.running_on(["src", "sink"], 4, cluster.workers), 60, "all four tasks RUNNING")
+        expected = expected_keys(2, 400)
+
+        def sunk() -> set[str]:
+            return {key for run in read_runs(cluster.runs) if run.task.startswith("sink-") for key in run.keys}
+
+        wait_until(lambda: sunk() >= expected, 90, "every record through SASL_SSL into the sink", interval=0.5)
+        # Committed transactions only, each record once.
+        assert sorted(topic_keys_over(keys, topic)) == sorted(expected)
+        assert keys["sasl.jaas.config"].split('password="')[1].rstrip('";') not in cluster.workers[0].log_text()
+    finally:
+        cluster.stop()
+
+
+def topic_keys_over(keys: dict[str, str], topic: str) -> list[str]:
+    """Every committed record key of `topic`, read through the secured listener."""
+    consumer = Consumer(
+        {
+            **to_librdkafka(keys, "consumer"),
+            "group.id": f"check-{uuid.uuid4().hex}",
+            "isolation.level": "read_committed",
+            "enable.partition.eof": True,
+            "auto.offset.reset": "earliest",
+        }
+    )
+    try:
+        partitions = consumer.list_topics(topic, timeout=10).topics[topic].partitions
+        consumer.assign([TopicPartition(topic, p, 0) for p in partitions])
+        found: list[str] = []
+        at_end: set[int] = set()
+        while len(at_end) < len(partitions):
+            message = consumer.poll(10)
+            assert message is not None, f"could not read {topic} to its end"
+            if message.error() is not None:
+                at_end.add(message.partition() or 0)
+                continue
+            found.append((message.key() or b"").decode())
+        return found
+    finally:
+        consumer.close()
+
+
+@pytest.mark.parametrize("wrong", ["password", "trust store"])
+def test_a_wrong_password_or_trust_store_stops_the_worker_with_a_clear_error(
+    secured_kafka_keys: dict[str, str], tmp_path: Path, wrong: str
+) -> None:
+    keys = {**secured_kafka_keys}
+    if wrong == "password":
+        keys["sasl.jaas.config"] = keys["sasl.jaas.config"].replace('password="', 'password="wrong-')
+        expected = "SASL authentication error: Authentication failed"
+    else:
+        keys.update(
+            {"ssl.truststore.type": "PEM", "ssl.truststore.location": str(make_tls_files(tmp_path).other_ca_pem)}
+        )
+        expected = "certificate verify failed"
+    group = f"kc-sasl-{uuid.uuid4().hex[:8]}"
+    worker = WorkerProcess(f"{group}-w1", _props(keys, group), tmp_path)
+    worker.start()
+    try:
+        code = worker.wait_exit(120)
+        log = worker.log_text()
+        assert code != 0, log
+        stop_line = next(line for line in log.splitlines() if "Stopping due to error" in line)
+        assert expected in stop_line, stop_line
+        assert "wrong-" not in log
+    finally:
+        worker.kill()
