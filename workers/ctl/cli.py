@@ -27,7 +27,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser = subparsers.add_parser(
         "ctl",
         help="manage any Kafka Connect cluster over its REST API (like kcctl)",
-        description="A kcctl-style client of a Kafka Connect REST API. Cluster: --url, $KCONNECT_URL, --context, "
+        description="A kcctl-style client of a Kafka Connect REST API. Cluster: --url, --context, $KCONNECT_URL, "
         "or the current context of $KCONNECT_CTL_CONFIG (default ~/.config/kconnect/ctl.json). Exit codes: 0 ok, "
         "1 the cluster answered with an error, 2 usage error, 3 cannot reach the cluster, 4 not found.",
     )

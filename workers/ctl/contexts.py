@@ -5,8 +5,9 @@ The file is `$KCONNECT_CTL_CONFIG`, else `~/.config/kconnect/ctl.json` (`$XDG_CO
 a basic-auth password, so it is written with mode 0600 (through a temporary file, never readable by
 others even for a moment) and the password is never printed.
 
-The cluster of a command: `--url`, else `$KCONNECT_URL`, else `--context NAME`, else the current
-context, else Kafka Connect's default `http://localhost:8083` (as kcctl does without a config).
+The cluster of a command: `--url`, else `--context NAME`, else `$KCONNECT_URL`, else the current
+context, else Kafka Connect's default `http://localhost:8083` (as kcctl does without a config): what the
+command line says explicitly wins over the environment, which wins over the file.
 """
 
 from __future__ import annotations
@@ -102,7 +103,7 @@ def resolve(url: str | None, context_name: str | None, environ: Mapping[str, str
     """The cluster a command talks to (the order is in the module docstring)."""
     if url:
         return Context(url)
-    if env_url := environ.get("KCONNECT_URL"):
+    if context_name is None and (env_url := environ.get("KCONNECT_URL")):
         return Context(env_url)
     name = context_name or file.current
     if name is None:

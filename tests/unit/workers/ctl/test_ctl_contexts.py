@@ -48,7 +48,7 @@ def test_use_and_delete_context(capsys: pytest.CaptureFixture[str]) -> None:
     assert no_current.code == 1 and "No current context" in no_current.err
 
 
-def test_the_current_context_authenticates_and_url_or_environment_win_over_it(
+def test_the_current_context_authenticates_and_the_command_line_or_environment_win_over_it(
     cluster: FakeCluster, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     cluster.answer("GET", "/admin/loggers", 200, {})
@@ -65,6 +65,9 @@ def test_the_current_context_authenticates_and_url_or_environment_win_over_it(
         assert len(other.requests) == 1 and "Authorization" not in other.requests[0].headers
         assert ctl(capsys, "get", "loggers", "--url", cluster.url).code == 0
         assert len(cluster.requests) == 2
+        # A context named on the command line wins over the environment.
+        assert ctl(capsys, "get", "loggers", "--context", "secured").code == 0
+        assert len(cluster.requests) == 3 and "Authorization" in cluster.requests[-1].headers
 
 
 def test_https_with_the_context_ca_file_and_a_tls_error_without_it(
