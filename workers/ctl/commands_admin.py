@@ -10,7 +10,7 @@ import json
 from typing import Any
 
 from workers.ctl.client import ConnectClient, segment
-from workers.ctl.commands_read import offsets_table
+from workers.ctl.commands_read import get_loggers, offsets_table
 from workers.ctl.errors import ClusterError, UsageError
 from workers.ctl.output import render, table
 
@@ -18,7 +18,11 @@ from workers.ctl.output import render, table
 def offsets_get(client: ConnectClient, name: str, output: str) -> str:
     """`GET /connectors/{c}/offsets`."""
     body: dict[str, Any] = client.call("GET", f"/connectors/{segment(name)}/offsets")
-    return render(body, output, lambda data: offsets_table(data.get("offsets", [])) if data.get("offsets") else "")
+    return render(
+        body,
+        output,
+        lambda data: offsets_table(data["offsets"]) if data.get("offsets") else f"Connector {name} has no offsets",
+    )
 
 
 def offsets_alter(client: ConnectClient, name: str, offsets: list[dict[str, Any]]) -> str:
@@ -86,9 +90,7 @@ def logger_level(client: ConnectClient, logger: str | None, level: str | None, s
     if logger is None:
         if level is not None:
             raise UsageError("--set needs a LOGGER")
-        loggers: dict[str, Any] = client.call("GET", "/admin/loggers")
-        rows = [(name, lv.get("level"), lv.get("last_modified")) for name, lv in sorted(loggers.items())]
-        return render(loggers, output, lambda _: table(("logger", "level", "last modified"), rows))
+        return get_loggers(client, output)
     path = f"/admin/loggers/{segment(logger)}"
     if level is None:
         current: dict[str, Any] = client.call("GET", path)

@@ -51,10 +51,10 @@ def get_plugins(client: ConnectClient, output: str) -> str:
 def get_loggers(client: ConnectClient, output: str) -> str:
     """`GET /admin/loggers`: each logger with an explicit level, and when it was last set (KIP-495)."""
     loggers: dict[str, Any] = client.call("GET", "/admin/loggers")
-    return render(loggers, output, _loggers_table)
+    return render(loggers, output, loggers_table)
 
 
-def _loggers_table(loggers: dict[str, Any]) -> str:
+def loggers_table(loggers: dict[str, Any]) -> str:
     rows = [(name, levels.get("level", ""), levels.get("last_modified")) for name, levels in sorted(loggers.items())]
     return table(("logger", "level", "last modified"), rows)
 
