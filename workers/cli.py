@@ -11,6 +11,7 @@ import logging
 from collections.abc import Callable, Sequence
 
 from workers.common import health_check
+from workers.ctl import cli as ctl_cli
 from workers.distributed import cli as distributed_cli
 from workers.kafka_local import cli as kafka_cli
 from workers.standalone import cli as standalone_cli
@@ -22,6 +23,7 @@ REGISTRARS: list[Registrar] = [
     standalone_cli.register,
     distributed_cli.register,
     health_check.register,
+    ctl_cli.register,
 ]
 
 

@@ -60,6 +60,8 @@ SECURITY_PROTOCOL = "security.protocol"
 
 DEFAULT_HEADER_CONVERTER = "org.apache.kafka.connect.storage.SimpleHeaderConverter"
 
+LOG_FORMAT = "log.format"
+
 _PRODUCER_PREFIX = "producer."
 _CONSUMER_PREFIX = "consumer."
 _ADMIN_PREFIX = "admin."
@@ -151,6 +153,14 @@ def worker_config_def() -> ConfigDef:
     d.define("metrics.num.samples", ConfigType.INT, 2, Range.at_least(1), Importance.LOW, "Metrics samples.")
     d.define("metrics.recording.level", ConfigType.STRING, "INFO", None, Importance.LOW, "Metrics level.")
     d.define("metric.reporters", ConfigType.LIST, "", None, Importance.LOW, "Metric reporters.")
+    d.define(
+        LOG_FORMAT,
+        ConfigType.STRING,
+        "text",
+        ValidString.in_("text", "json", ignore_case=True),
+        Importance.LOW,
+        "Log line format of the worker process: text (Kafka's layout) or json (one object a line).",
+    )
     _define_runtime_distributed_keys(d)
     _define_client_connection_keys(d)
     return d

@@ -33,10 +33,11 @@ CURRENT_CONTEXT: contextvars.ContextVar[str] = contextvars.ContextVar("kconnect_
 
 
 class ConnectorContextFilter(logging.Filter):
-    """Adds `connector_context` (e.g. `my-sink|task-0`, empty outside tasks) to every log record."""
+    """Adds `connector_context` (e.g. `my-sink|task-0`, empty outside tasks) to every log record; a record
+    relayed from a task process keeps the context it was logged with."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        record.connector_context = CURRENT_CONTEXT.get()
+        record.connector_context = getattr(record, "connector_context", None) or CURRENT_CONTEXT.get()
         return True
 
 

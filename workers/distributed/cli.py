@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
@@ -26,7 +27,7 @@ EXIT_STARTUP_ERROR = 2
 
 
 class DistributedWorkerLike(Protocol):
-    def start(self) -> None: ...
+    def start(self, *, on_listening: Callable[[str], None] | None = None) -> None: ...
 
     def stop(self) -> None: ...
 
@@ -48,24 +49,29 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     # Imported here so that other subcommands do not load the runtime and FastAPI.
-    from workers.common.logs import configure_logging
+    from connect.runtime.worker_config import LOG_FORMAT
+    from workers.common.logs import configure_logging, format_from_environment
     from workers.distributed.process import DistributedWorker
     from workers.distributed.settings import DistributedSettings
 
-    configure_logging(str(args.log_level).upper())
+    level = str(args.log_level).upper()
+    configure_logging(level, format_from_environment(os.environ))
     try:
         settings = DistributedSettings.load(args.worker_properties, os.environ)
     except (OSError, ConnectError) as exc:
         log.error("Stopping due to error: %s", exc)
         return EXIT_STARTUP_ERROR
+    logs = configure_logging(level, str(settings.worker.get(LOG_FORMAT)))
     worker = DistributedWorker(settings)
-    return run_until_signalled(lambda: start(worker), worker.stop, stopping="leaving the cluster")
+    return run_until_signalled(
+        lambda: start(worker, on_listening=logs.identify), worker.stop, stopping="leaving the cluster"
+    )
 
 
-def start(worker: DistributedWorkerLike) -> int | None:
+def start(worker: DistributedWorkerLike, *, on_listening: Callable[[str], None] | None = None) -> int | None:
     """Start `worker`; None once started, else the exit code (the worker cleaned up)."""
     try:
-        worker.start()
+        worker.start(on_listening=on_listening)
     except Exception as exc:
         log.error("Stopping due to error: %s", exc, exc_info=not isinstance(exc, ConnectError))
         return EXIT_STARTUP_ERROR

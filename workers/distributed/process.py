@@ -77,10 +77,13 @@ class DistributedWorker:
             raise RuntimeError("The worker is not started")
         return self.rest.advertised_url
 
-    def start(self) -> None:
-        """Start everything; raises (after cleaning up) if any step fails."""
+    def start(self, *, on_listening: Callable[[str], None] | None = None) -> None:
+        """Start everything; raises (after cleaning up) if any step fails. `on_listening` gets the worker id
+        as soon as the listener is bound (the logs show it from then on)."""
         rest, deferred = start_rest_listener(self.settings.worker)
         self.rest = rest
+        if on_listening is not None:
+            on_listening(worker_id_of(rest.advertised_url))
         try:
             self._start_parts(deferred, rest.advertised_url)
         except BaseException:

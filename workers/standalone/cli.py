@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -56,28 +57,37 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     # Imported here so that other subcommands (`kconnect kafka ...`) do not load the runtime and FastAPI.
-    from workers.common.logs import configure_logging
+    from connect.runtime.worker_config import LOG_FORMAT
+    from workers.common.logs import configure_logging, format_from_environment
     from workers.standalone.process import StandaloneWorker
 
-    configure_logging(str(args.log_level).upper())
+    level = str(args.log_level).upper()
+    configure_logging(level, format_from_environment(os.environ))
     try:
         loaded = load_worker_props(args.worker_properties, os.environ)
         worker = StandaloneWorker.from_props(loaded.props)
     except (OSError, ConnectError) as exc:
         log.error("Stopping due to error: %s", exc)
         return EXIT_STARTUP_ERROR
+    logs = configure_logging(level, str(worker.config.get(LOG_FORMAT)))
     try:
         connectors = [load_connector_file(path) for path in args.connector_files]
     except ConnectError as exc:
         log.error("Stopping after connector error: %s", exc)
         return EXIT_CONNECTOR_ERROR
-    return run_until_signalled(lambda: start(worker, connectors), worker.stop, stopping="stopping connectors and tasks")
+    return run_until_signalled(
+        lambda: start(worker, connectors, on_listening=logs.identify),
+        worker.stop,
+        stopping="stopping connectors and tasks",
+    )
 
 
-def start(worker: StandaloneWorker, connectors: list[ConnectorFile]) -> int | None:
+def start(
+    worker: StandaloneWorker, connectors: list[ConnectorFile], *, on_listening: Callable[[str], None] | None = None
+) -> int | None:
     """Start `worker` with `connectors`; None once started, else Kafka's exit code (the worker cleaned up)."""
     try:
-        worker.start(connectors)
+        worker.start(connectors, on_listening=on_listening)
     except ConnectError as exc:
         # A connector that could not be created (the worker itself started): Kafka's exit code 3.
         log.error("Stopping after connector error: %s", exc)

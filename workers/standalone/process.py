@@ -78,10 +78,15 @@ class StandaloneWorker:
             raise RuntimeError("The worker is not started")
         return self.rest.local_url()
 
-    def start(self, connectors: Sequence[ConnectorFile] = ()) -> None:
-        """Bind REST, start the worker, create `connectors`; raises (after cleaning up) if any step fails."""
+    def start(
+        self, connectors: Sequence[ConnectorFile] = (), *, on_listening: Callable[[str], None] | None = None
+    ) -> None:
+        """Bind REST, start the worker, create `connectors`; raises (after cleaning up) if any step fails.
+        `on_listening` gets the worker id as soon as the listener is bound (the logs show it from then on)."""
         rest, deferred = start_rest_listener(self.config)
         self.rest = rest
+        if on_listening is not None:
+            on_listening(worker_id_of(rest.advertised_url))
         try:
             self._start_worker(deferred, rest)
             assert self.herder is not None
