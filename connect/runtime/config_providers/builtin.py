@@ -53,7 +53,9 @@ def normalised(path: str) -> Path:
     return Path(os.path.normpath(os.path.abspath(path)))
 
 
-class FileConfigProvider(ConfigProvider):
+class _PathConfigProvider(ConfigProvider):
+    """A provider that reads under a path, limited to Kafka's `allowed.paths` when it is set."""
+
     def __init__(self) -> None:
         self._allowed = _AllowedPaths(None)
 
@@ -66,30 +68,27 @@ class FileConfigProvider(ConfigProvider):
         if not self._allowed.allows(path):
             log.warning("The path %s is not allowed to be accessed (%s)", path, ALLOWED_PATHS)
             return ConfigData({})
+        return ConfigData(self._read(path, keys))
+
+    def _read(self, path: str, keys: set[str]) -> dict[str, str]:
+        raise NotImplementedError
+
+
+class FileConfigProvider(_PathConfigProvider):
+    def _read(self, path: str, keys: set[str]) -> dict[str, str]:
         try:
             entries = read_properties(normalised(path))
         except OSError as exc:
             raise ConfigError(f"Could not read properties from file {path}: {exc.strerror}") from exc
-        return ConfigData({key: entries[key] for key in keys if key in entries})
+        return {key: entries[key] for key in keys if key in entries}
 
 
-class DirectoryConfigProvider(ConfigProvider):
-    def __init__(self) -> None:
-        self._allowed = _AllowedPaths(None)
-
-    def configure(self, params: Mapping[str, str]) -> None:
-        self._allowed = _AllowedPaths(params.get(ALLOWED_PATHS))
-
-    def get(self, path: str, keys: set[str]) -> ConfigData:
-        if not path:
-            return ConfigData({})
-        if not self._allowed.allows(path):
-            log.warning("The path %s is not allowed to be accessed (%s)", path, ALLOWED_PATHS)
-            return ConfigData({})
+class DirectoryConfigProvider(_PathConfigProvider):
+    def _read(self, path: str, keys: set[str]) -> dict[str, str]:
         directory = normalised(path)
         if not directory.is_dir():
             log.warning("Expected a directory, but %s is not one", path)
-            return ConfigData({})
+            return {}
         data = {}
         for key in keys:
             # A key names a file directly in the directory: never a path that leads out of it.
@@ -101,7 +100,7 @@ class DirectoryConfigProvider(ConfigProvider):
                     data[key] = file.read_text(encoding="utf-8")
                 except OSError as exc:
                     raise ConfigError(f"Could not read file {file}: {exc.strerror}") from exc
-        return ConfigData(data)
+        return data
 
 
 class EnvVarConfigProvider(ConfigProvider):
