@@ -4,9 +4,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup run test test-unit lint bench bench-quick bench-quick-all clean kafka-jars hadoop-jars s3a-jars sql-servers
+.PHONY: setup run test test-unit lint bench bench-quick bench-quick-all clean kafka-jars hadoop-jars s3a-jars sql-servers prometheus
 
-setup: $(STAMP) kafka-jars hadoop-jars s3a-jars sql-servers
+setup: $(STAMP) kafka-jars hadoop-jars s3a-jars sql-servers prometheus
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -29,6 +29,10 @@ s3a-jars: $(STAMP)
 # The PostgreSQL and MariaDB servers the SQL connector tests start (tests/fixtures/sql): Debian's packages.
 sql-servers:
 	@bash tests/fixtures/sql/install_servers.sh
+
+# The Prometheus server the metrics tests scrape workers with (tests/fixtures/prometheus): Debian's package.
+prometheus:
+	@bash tests/fixtures/prometheus/install.sh
 
 run: setup
 	$(BIN)/python -m workers.demo

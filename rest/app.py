@@ -18,6 +18,8 @@ from rest.errors import install_error_handlers
 from rest.middleware import StripTrailingSlash
 from rest.routes import connectors, lifecycle, offsets, plugins, root
 from rest.routes import loggers as logger_routes
+from rest.routes import metrics as metric_routes
+from rest.routes.metrics import MetricsSource
 
 _DESCRIPTION = (
     "Kafka Connect's REST API, served by kconnect. Every error answers "
@@ -48,10 +50,12 @@ def create_app(
     herder: Herder,
     *,
     loggers: LoggerLevels | None = None,
+    metrics: MetricsSource | None = None,
     title: str = "kconnect",
     version: str | None = None,
 ) -> FastAPI:
-    """Build the REST app over `herder`; `loggers` defaults to this process's logging hierarchy."""
+    """Build the REST app over `herder`; `loggers` defaults to this process's logging hierarchy; `metrics`
+    gives what `GET /metrics` serves (without it: no metrics, only the path)."""
     app = _ConnectApi(
         title=title,
         version=version or _package_version(),
@@ -62,8 +66,9 @@ def create_app(
     )
     app.state.herder = herder
     app.state.logger_levels = loggers if loggers is not None else LoggerLevels()
+    app.state.metrics = metrics if metrics is not None else list
     install_error_handlers(app)
-    for module in (root, connectors, lifecycle, offsets, plugins, logger_routes):
+    for module in (root, connectors, lifecycle, offsets, plugins, logger_routes, metric_routes):
         app.include_router(module.router)
     app.add_middleware(StripTrailingSlash)
     return app

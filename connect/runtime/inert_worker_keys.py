@@ -18,8 +18,6 @@ INERT_KEYS: Mapping[str, str] = {
     ),
     "plugin.discovery": "kconnect finds plug-ins through Python entry points only (Kafka's service_load)",
     "metric.reporters": _JAVA_METRICS,
-    "metrics.num.samples": _JAVA_METRICS,
-    "metrics.sample.window.ms": _JAVA_METRICS,
     "metrics.recording.level": _JAVA_METRICS,
 }
 

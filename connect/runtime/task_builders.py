@@ -171,6 +171,7 @@ class SinkTaskBuilder(TaskBuilder):
             pipeline=pipeline,
             offset_flush_interval_ms=self.resources.config.offset_flush_interval_ms,
             on_topic_used=self._on_topic_used(spec.task_id),
+            metrics_windows=self.resources.config.metrics_windows,
         )
 
     def _dead_letter_queue(self, spec: TaskSpec) -> DeadLetterQueueReporter | None:
@@ -239,6 +240,7 @@ class SourceTaskBuilder(TaskBuilder):
             offset_flush_timeout_ms=config.offset_flush_timeout_ms,
             on_topic_used=self._on_topic_used(spec.task_id),
             topic_creation=topic_creation,
+            metrics_windows=config.metrics_windows,
         )
 
     def _topic_creation(self, spec: TaskSpec) -> TopicCreation | None:
@@ -285,6 +287,7 @@ class ExactlyOnceSourceTaskBuilder(SourceTaskBuilder):
             ownership_check=spec.ownership_check,
             on_topic_used=self._on_topic_used(task_id),
             topic_creation=topic_creation,
+            metrics_windows=config.metrics_windows,
         )
 
 

@@ -40,6 +40,10 @@ from connect.runtime.connector_config.keys import CONNECTOR_CLASS_CONFIG
 from connect.runtime.info import ConnectorType
 from connect.runtime.kafka_client_config import sink_group_id
 from connect.runtime.kafka_clients import KafkaClients
+from connect.runtime.metrics.client_stats import CLIENT_STATISTICS
+from connect.runtime.metrics.groups import MetricGroup, merged
+from connect.runtime.metrics.worker_groups import connector_group, connector_task_counts, worker_group
+from connect.runtime.metrics.worker_metrics import StartupCounts, StateTracking, WorkerStates
 from connect.runtime.offsets import OffsetStorageReader, OffsetStore
 from connect.runtime.plugins import PluginRegistry
 from connect.runtime.states import ConnectorTaskId, TargetState
@@ -49,8 +53,8 @@ from connect.runtime.task_contexts import WorkerConnectorContext
 from connect.runtime.task_process import ProcessWorkerTask, TaskHosts, TaskProcessStart
 from connect.runtime.transactions import TransactionalOffsetStore, worker_exactly_once_enabled
 from connect.runtime.worker_config import WorkerConfig
-from connect.runtime.worker_connector import WorkerConnector
-from connect.runtime.worker_task import TaskRunner
+from connect.runtime.worker_connector import ConnectorState, WorkerConnector
+from connect.runtime.worker_task import TaskRunner, WorkerTask
 
 log = logging.getLogger(__name__)
 
@@ -87,7 +91,10 @@ class Worker:
         transformer = config_transformer or ConfigTransformer(ConfigProviders.from_props(config.originals))
         self.secrets = WorkerSecrets(transformer, SecretRedactor())
         self.secrets.add_passwords(None, config.originals)
-        self.status: StatusListener = RedactingStatusListener(status, self.secrets.redactor)
+        self.states = WorkerStates()
+        self.status: StatusListener = StateTracking(RedactingStatusListener(status, self.secrets.redactor), self.states)
+        self.connector_startups = StartupCounts()
+        self.task_startups = StartupCounts()
         self.clients = clients or KafkaClients.from_worker_config(config)
         self._lock = threading.RLock()
         self._connectors: dict[str, WorkerConnector] = {}
@@ -139,16 +146,19 @@ class Worker:
             if name in self._connectors:
                 raise ConnectError(f"Connector {name} is already running on this worker")
         connector_class = self.plugins.connector_class(config.get(CONNECTOR_CLASS_CONFIG, ""))
+        self.connector_startups.attempts += 1
         try:
             config = self.secrets.connector_config(name, config)
         except Exception:
             log.exception("Connector %s: could not resolve the config provider placeholders of its config", name)
+            self.connector_startups.failures += 1
             self.status.on_connector_failure(name, traceback.format_exc())
             return
         try:
             connector = connector_class()
         except Exception:
             log.exception("Connector %s: could not instantiate %s", name, connector_class)
+            self.connector_startups.failures += 1
             self.status.on_connector_failure(name, traceback.format_exc())
             return
         self._hide_passwords(name, connector, config)
@@ -161,6 +171,10 @@ class Worker:
             self._connectors[name] = worker_connector
         log.info("Connector %s: starting %s in target state %s", name, connector_class.__name__, target_state.value)
         worker_connector.start(target_state)
+        if worker_connector.state is ConnectorState.FAILED:
+            self.connector_startups.failures += 1
+        else:
+            self.connector_startups.successes += 1
 
     def _hide_passwords(self, name: str, connector: Connector, config: Mapping[str, str]) -> None:
         """Values of the connector's PASSWORD keys join the secrets hidden in traces and logs."""
@@ -255,6 +269,8 @@ class Worker:
             if task_id in self._tasks:
                 raise ConnectError(f"Task {task_id} is already running on this worker")
         log.info("Task %s: starting in target state %s", task_id, target_state.value)
+        self.task_startups.attempts += 1
+        self.states.task_started(task_id)
         try:
             connector_config = self.secrets.resolve(connector_config).config
             task_config = self.secrets.resolve(task_config).config
@@ -262,6 +278,7 @@ class Worker:
             worker_task = self._runner(spec)
         except Exception:
             log.exception("Task %s: failed to start", task_id)
+            self.task_startups.failures += 1
             self.status.on_task_failure(task_id, traceback.format_exc())
             return
         with self._lock:
@@ -273,7 +290,10 @@ class Worker:
             log.exception("Task %s: failed to start", task_id)
             with self._lock:
                 self._tasks.pop(task_id, None)
+            self.task_startups.failures += 1
             self.status.on_task_failure(task_id, traceback.format_exc())
+            return
+        self.task_startups.successes += 1
 
     def _runner(self, spec: TaskSpec) -> TaskRunner:
         """The task's runner: on a thread of this process, or in a task process (`task.isolation=process`)."""
@@ -325,6 +345,25 @@ class Worker:
         """The runner of a task here (for metrics and tests)."""
         with self._lock:
             return self._tasks.get(task_id)
+
+    # -- metrics --------------------------------------------------------------------------------
+
+    def metric_groups(self) -> list[MetricGroup]:
+        """This worker's metrics (`connect.runtime.metrics`): its own, its connectors', its tasks' wherever
+        they run, and its Kafka clients'."""
+        with self._lock:
+            connectors = dict(self._connectors)
+            runners = dict(self._tasks)
+        groups = [worker_group(connectors, runners, self.connector_startups, self.task_startups)]
+        groups += connector_task_counts(runners, self.states)
+        groups += [connector_group(name, c, self.states) for name, c in sorted(connectors.items())]
+        groups += [self.states.task_group(task_id) for task_id in sorted(runners)]
+        for runner in runners.values():
+            if isinstance(runner, WorkerTask):
+                groups += runner.metric_groups()
+        groups += self._task_hosts.metric_groups()
+        groups += CLIENT_STATISTICS.groups()
+        return merged(groups)
 
     # -- topic tracking -------------------------------------------------------------------------
 

@@ -25,6 +25,7 @@ from connect.api.config import ConfigDef, ConfigType, Importance, Range, ValidSt
 from connect.api.errors import ConfigError
 from connect.runtime.config_providers.transformer import resolve_with_own_providers
 from connect.runtime.inert_worker_keys import warn_inert_keys
+from connect.runtime.metrics.windows import Windows
 
 log = logging.getLogger(__name__)
 
@@ -149,8 +150,22 @@ def worker_config_def() -> ConfigDef:
     d.define("topic.tracking.enable", ConfigType.BOOLEAN, True, None, Importance.LOW, "Track active topics.")
     d.define("topic.tracking.allow.reset", ConfigType.BOOLEAN, True, None, Importance.LOW, "Allow topic reset.")
     d.define(OFFSET_STORAGE_FILE, ConfigType.STRING, None, None, Importance.LOW, "Standalone offsets file.")
-    d.define("metrics.sample.window.ms", ConfigType.LONG, 30000, Range.at_least(0), Importance.LOW, "Metrics window.")
-    d.define("metrics.num.samples", ConfigType.INT, 2, Range.at_least(1), Importance.LOW, "Metrics samples.")
+    d.define(
+        "metrics.sample.window.ms",
+        ConfigType.LONG,
+        30000,
+        Range.at_least(1),
+        Importance.LOW,
+        "The window of one sample of the rates, averages and maxima served by /metrics.",
+    )
+    d.define(
+        "metrics.num.samples",
+        ConfigType.INT,
+        2,
+        Range.at_least(1),
+        Importance.LOW,
+        "How many samples the rates, averages and maxima served by /metrics cover.",
+    )
     d.define("metrics.recording.level", ConfigType.STRING, "INFO", None, Importance.LOW, "Metrics level.")
     d.define("metric.reporters", ConfigType.LIST, "", None, Importance.LOW, "Metric reporters.")
     d.define(
@@ -295,6 +310,11 @@ class WorkerConfig:
     @property
     def topic_tracking_allow_reset(self) -> bool:
         return bool(self.values["topic.tracking.allow.reset"])
+
+    @property
+    def metrics_windows(self) -> Windows:
+        """The windows of rates, averages and maxima (`metrics.sample.window.ms` times `metrics.num.samples`)."""
+        return Windows(int(self.values["metrics.sample.window.ms"]) / 1000, int(self.values["metrics.num.samples"]))
 
     @property
     def task_isolation(self) -> str:

@@ -39,6 +39,7 @@ from connect.api.records import SourceRecord
 from connect.api.task import SourceTask
 from connect.runtime.connector_config.keys import TransactionBoundary
 from connect.runtime.kafka_clients import TransactionalProducer, fencing_error, producer_fenced
+from connect.runtime.metrics.windows import Windows
 from connect.runtime.record_pipeline import RecordPipeline
 from connect.runtime.states import ConnectorTaskId, TargetState
 from connect.runtime.status import StatusListener
@@ -68,6 +69,7 @@ class WorkerEosSourceTask(WorkerSourceTask):
         on_topic_used: Callable[[str], None] | None = None,
         topic_creation: TopicCreation | None = None,
         clock: Callable[[], float] = time.monotonic,
+        metrics_windows: Windows | None = None,
     ) -> None:
         """`ownership_check` runs on the task thread before and after `init_transactions`; it raises to
         refuse the start (the task fails), e.g. because the task configs changed or the task moved."""
@@ -85,6 +87,7 @@ class WorkerEosSourceTask(WorkerSourceTask):
             on_topic_used=on_topic_used,
             topic_creation=topic_creation,
             clock=clock,
+            metrics_windows=metrics_windows,
         )
         self.transactional_producer = producer
         self.transactional_offsets = offset_store
@@ -98,6 +101,7 @@ class WorkerEosSourceTask(WorkerSourceTask):
         self._abandoned = False  # stopped mid-transaction: nothing may be committed any more
         self._transaction_open = False
         self._transaction_began = 0.0
+        self._sent_before_transaction = 0
         self._uncommitted_records: list[tuple[SourceRecord, RecordMetadata | None]] = []
         self.fenced = False
         self.transactions_committed = 0
@@ -265,6 +269,7 @@ class WorkerEosSourceTask(WorkerSourceTask):
         self.transactional_producer.begin_transaction()
         self._transaction_open = True
         self._transaction_began = self._clock()
+        self._sent_before_transaction = self.records_sent
 
     def _end_by_runtime(self) -> None:
         if self.boundary is TransactionBoundary.CONNECTOR:
@@ -285,11 +290,22 @@ class WorkerEosSourceTask(WorkerSourceTask):
 
     def _commit_transaction(self) -> None:
         """Flush, add the offsets of everything in the transaction to it, commit, then tell the task."""
+        started = self._clock()
+        try:
+            committed = self._commit_open_transaction()
+        except BaseException:
+            self.metrics.record_commit(started, False)
+            raise
+        if committed:
+            self.metrics.record_commit(started, True)
+
+    def _commit_open_transaction(self) -> bool:
+        """False if there was nothing to commit."""
         self._flush()
         self.submitted.acknowledge_all()  # flushed without a failure: every record sent is in the transaction
         offsets = self.submitted.committable()
         if not offsets and not self._transaction_open:
-            return
+            return False
         if not self._transaction_open:
             self._begin_transaction()  # offsets only: what an aborted transaction or dropped records covered
         if offsets:
@@ -297,6 +313,7 @@ class WorkerEosSourceTask(WorkerSourceTask):
         self._retrying(self.transactional_producer.commit_transaction)
         self._transaction_open = False
         self.transactions_committed += 1
+        self.metrics.transaction_sizes.record(self.records_sent - self._sent_before_transaction)
         if offsets:
             self.offset_commits += 1
         committed, self._uncommitted_records = self._uncommitted_records, []
@@ -306,6 +323,7 @@ class WorkerEosSourceTask(WorkerSourceTask):
             self.source_task.commit()
         except Exception:
             log.exception("Source task %s: commit() failed (ignored)", self.id)
+        return True
 
     def _abort_transaction(self) -> None:
         """A connector-requested abort: the records go, their offsets stay tracked for the next commit."""

@@ -44,6 +44,9 @@ from connect.api.task import SinkTask
 from connect.runtime.closing import close_quietly
 from connect.runtime.error_handling import Stage, all_of
 from connect.runtime.kafka_clients import KafkaMessage, SinkConsumer
+from connect.runtime.metrics.groups import MetricGroup
+from connect.runtime.metrics.task_metrics import SinkTaskMetrics
+from connect.runtime.metrics.windows import Windows
 from connect.runtime.record_pipeline import RecordPipeline
 from connect.runtime.states import ConnectorTaskId, TargetState
 from connect.runtime.status import StatusListener
@@ -59,6 +62,8 @@ WAKE_CHECK_S = 0.05
 COMMIT_TIMEOUT_S = 30.0
 # Redelivery back-off after a RetriableError from put when the task set no context.timeout.
 DEFAULT_RETRY_BACKOFF_S = 0.5
+# How long a metrics read waits for the end offsets of a paused task's partitions.
+LAG_QUERY_TIMEOUT_S = 2.0
 
 Delivery = list[SinkRecord] | list[SinkRecordBatch]
 """What one `put` (SinkRecords) or `put_batches` (batches) call receives."""
@@ -80,10 +85,19 @@ class WorkerSinkTask(WorkerTask):
         offset_flush_interval_ms: int,
         on_topic_used: Callable[[str], None] | None = None,
         clock: Callable[[], float] = time.monotonic,
+        metrics_windows: Windows | None = None,
     ) -> None:
         """The errant record reporter (KIP-610) is there when failures go somewhere: a dead letter queue or
         `errors.log.enable`."""
-        super().__init__(task_id, task, task_config, status, target_state, on_topic_used=on_topic_used)
+        super().__init__(
+            task_id,
+            task,
+            task_config,
+            status,
+            target_state,
+            on_topic_used=on_topic_used,
+            metrics_windows=metrics_windows,
+        )
         self.sink_task = task
         self.consumer = consumer
         self.topics = list(topics)
@@ -98,6 +112,7 @@ class WorkerSinkTask(WorkerTask):
         self.flush_interval_s = offset_flush_interval_ms / 1000
         self._clock = clock
         self.current: dict[TopicPartition, int] = {}
+        self._assigned: frozenset[TopicPartition] = frozenset()  # as the rebalance callbacks said
         self.last_committed: dict[TopicPartition, int] = {}
         # Columnar delivery: the task takes batches, and nothing converts or transforms the bytes.
         self.batched = type(task).put_batches is not SinkTask.put_batches and pipeline.transformer is None
@@ -112,6 +127,28 @@ class WorkerSinkTask(WorkerTask):
         self.records_consumed = 0
         self.records_put = 0
         self.commits = 0
+        # Commits are synchronous here: none completes late, so none is skipped (Kafka's skip counts those).
+        self.commits_skipped = 0
+        self.metrics = SinkTaskMetrics(task_id, self, pipeline.errors.counters, self.metrics_windows, clock)
+
+    # -- metrics (read on other threads) --------------------------------------------------------
+
+    def metric_groups(self) -> list[MetricGroup]:
+        return self.metrics.groups()
+
+    def partition_count(self) -> int:
+        return len(self._assigned)
+
+    def active_records(self) -> int:
+        """Records put but not committed yet (Kafka's sink-record-active-count)."""
+        current, committed = dict(self.current), dict(self.last_committed)
+        return sum(max(0, offset - committed[p]) for p, offset in current.items() if p in committed)
+
+    def partition_lags(self) -> dict[tuple[str, int], int]:
+        """Per partition, records in Kafka beyond the consumer's position. Paused partitions are not fetched,
+        so their end offsets are asked of the brokers; the others' come with every fetch."""
+        lags = self.consumer.lags(fresh=self._paused_all, timeout=LAG_QUERY_TIMEOUT_S)
+        return {(p.topic, p.partition): lag for p, lag in lags.items()}
 
     # -- lifecycle ------------------------------------------------------------------------------
 
@@ -243,6 +280,7 @@ class WorkerSinkTask(WorkerTask):
     # -- delivery -------------------------------------------------------------------------------
 
     def _deliver(self, records: Delivery, offsets: dict[TopicPartition, int]) -> None:
+        started = self._clock()
         try:
             count = self._put(records)
         except RetriableError as exc:
@@ -257,6 +295,7 @@ class WorkerSinkTask(WorkerTask):
             return
         except Exception as exc:
             raise ConnectError(f"Exiting WorkerSinkTask due to unrecoverable exception: {exc!r}") from exc
+        self.metrics.record_put(started, count)
         self.records_put += count
         if offsets:
             self.current.update(offsets)
@@ -286,6 +325,12 @@ class WorkerSinkTask(WorkerTask):
 
     def commit_offsets(self, *, closing: bool = False, partitions: set[TopicPartition] | None = None) -> bool:
         """pre_commit and commit; only `partitions` if given. False if nothing could be committed."""
+        started = self._clock()
+        ok = self._commit_offsets(closing, partitions)
+        self.metrics.record_commit(started, ok)
+        return ok
+
+    def _commit_offsets(self, closing: bool, partitions: set[TopicPartition] | None) -> bool:
         current = self.current if partitions is None else {p: o for p, o in self.current.items() if p in partitions}
         if self.dead_letter_queue is not None:
             try:
@@ -347,6 +392,7 @@ class WorkerSinkTask(WorkerTask):
         if self._partitions_closed:
             return {}
         log.info("Sink task %s: assigned %s", self.id, partitions)
+        self._assigned = self._assigned | set(partitions)
         self.sink_task.open(partitions)
         requested = self.context.offsets
         start = {p: requested.pop(p) for p in partitions if p in requested}
@@ -379,6 +425,7 @@ class WorkerSinkTask(WorkerTask):
             self._forget(set(partitions))
 
     def _forget(self, partitions: set[TopicPartition]) -> None:
+        self._assigned = self._assigned - partitions
         for partition in partitions:
             self.current.pop(partition, None)
             self.last_committed.pop(partition, None)

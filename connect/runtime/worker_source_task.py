@@ -19,10 +19,10 @@ Then the committable offsets (in order per source partition) go to the offset st
 which record was acknowledged: their producer reports every delivery to a per-record callback.
 
 Hot path: one `try` around a whole batch, methods bound to locals, one delivery callback object per
-batch (called for failures only), no per-record logging or metrics. A record that raises is redone
-alone through the `ErrorHandler` (retries, tolerance, error log). A batch that an exception leaves
-partly unsent is marked failed, so none of its offsets (nor later ones of its source partitions) is
-ever committed.
+batch (called for failures only), no per-record logging or metrics (`metrics` records once per poll).
+A record that raises is redone alone through the `ErrorHandler` (retries, tolerance, error log). A
+batch that an exception leaves partly unsent is marked failed, so none of its offsets (nor later ones
+of its source partitions) is ever committed.
 
 Topic creation (KIP-158, `topic_creation`), if asked for: the first record to each topic waits until
 the topic exists. A stop while Kafka does not answer abandons the batch; any other failure fails the task.
@@ -45,6 +45,9 @@ from connect.api.task import SourceTask
 from connect.runtime.closing import close_quietly
 from connect.runtime.error_handling import SKIP, Stage
 from connect.runtime.kafka_clients import ProducerLike
+from connect.runtime.metrics.groups import MetricGroup
+from connect.runtime.metrics.task_metrics import SourceTaskMetrics
+from connect.runtime.metrics.windows import Windows
 from connect.runtime.offsets import OffsetStore, SubmittedBatch, SubmittedRecords
 from connect.runtime.offsets.reader import OffsetStorageReader
 from connect.runtime.record_pipeline import RecordPipeline
@@ -85,9 +88,18 @@ class WorkerSourceTask(WorkerTask):
         on_topic_used: Callable[[str], None] | None = None,
         topic_creation: TopicCreation | None = None,
         clock: Callable[[], float] = time.monotonic,
+        metrics_windows: Windows | None = None,
     ) -> None:
         """`topic_creation`: create topics before their first record (None: leave that to the broker)."""
-        super().__init__(task_id, task, task_config, status, target_state, on_topic_used=on_topic_used)
+        super().__init__(
+            task_id,
+            task,
+            task_config,
+            status,
+            target_state,
+            on_topic_used=on_topic_used,
+            metrics_windows=metrics_windows,
+        )
         self.source_task = task
         self.producer = producer
         self.pipeline = pipeline
@@ -111,6 +123,16 @@ class WorkerSourceTask(WorkerTask):
         self.records_polled = 0
         self.records_sent = 0
         self.offset_commits = 0
+        self.metrics = SourceTaskMetrics(task_id, self, pipeline.errors.counters, self.metrics_windows, clock)
+
+    # -- metrics --------------------------------------------------------------------------------
+
+    def metric_groups(self) -> list[MetricGroup]:
+        return self.metrics.groups()
+
+    def active_records(self) -> int:
+        """Records sent whose delivery is not known yet (Kafka's source-record-active-count)."""
+        return self.submitted.outstanding_records()
 
     # -- lifecycle ------------------------------------------------------------------------------
 
@@ -170,18 +192,23 @@ class WorkerSourceTask(WorkerTask):
         producer_poll = self.producer.poll
         dispatch = self._dispatch
         after_iteration = self._after_iteration
+        clock = self._clock
+        record_poll = self.metrics.record_poll
         records: Any  # a list of SourceRecords, or of SourceRecordBatches when sending columns
         while not self.stopping:
             if self.target_state is not TargetState.STARTED:
                 self._pause()
                 continue
+            started = clock()
             try:
                 records = poll()
             except RetriableError as exc:
                 log.warning("Source task %s: poll failed, polling again: %s", self.id, exc)
                 records = None
             if records:
-                self.records_polled += count(records)
+                polled = count(records)
+                self.records_polled += polled
+                record_poll(started, polled)
                 dispatch(records)
             elif not self.stopping:
                 producer_poll(IDLE_POLL_S)
@@ -255,6 +282,7 @@ class WorkerSourceTask(WorkerTask):
         last_topic = None
         index = 0
         count = len(records)
+        skipped = 0
         while index < count:
             try:
                 while index < count:
@@ -305,9 +333,10 @@ class WorkerSourceTask(WorkerTask):
                 raise  # the record cannot be sent at all: no point in the slow path
             except Exception:
                 # Only the failing record takes the slow path; the loop resumes after it.
-                self._send_one_carefully(records[index], batch, on_delivery)
+                if not self._send_one_carefully(records[index], batch, on_delivery):
+                    skipped += 1
                 index += 1
-        self.records_sent += count
+        self.records_sent += count - skipped
 
     def send_columns(self, batches: Sequence[SourceRecordBatch]) -> None:
         """Convert and produce one poll's batches column by column, tracked as one submitted batch."""
@@ -339,6 +368,7 @@ class WorkerSourceTask(WorkerTask):
         partition = -1 if batch.kafka_partition is None else batch.kafka_partition
         rows = enumerate(zip(values, keys, timestamps, headers, strict=False))  # keys etc. may be endless
         index = -1
+        skipped = 0
         while True:
             try:
                 # One iterator across the retries: after a record that raised, the loop resumes past it.
@@ -351,8 +381,9 @@ class WorkerSourceTask(WorkerTask):
                         self._produce_when_room(produced, on_delivery)
                 break
             except Exception:
-                self._send_one_carefully(batch.record(index), submitted, on_delivery)
-        self.records_sent += len(values)
+                if not self._send_one_carefully(batch.record(index), submitted, on_delivery):
+                    skipped += 1
+        self.records_sent += len(values) - skipped
 
     def _produce_when_room(self, produced: tuple[Any, ...], on_delivery: Callable[..., None]) -> None:
         topic, value_bytes, key_bytes, partition, timestamp, headers = produced
@@ -426,12 +457,13 @@ class WorkerSourceTask(WorkerTask):
                     self._commit_record(record, None)
                     continue
                 callback = functools.partial(self._record_delivered, batch, record)
-                if not self._send_one_carefully(transformed, batch, callback):
+                if self._send_one_carefully(transformed, batch, callback):
+                    self.records_sent += 1
+                else:
                     self._commit_record(record, None)
         except BaseException:
             batch.failed = True  # some records were never sent
             raise
-        self.records_sent += len(polled)
 
     # -- topic creation -------------------------------------------------------------------------
 
@@ -499,6 +531,12 @@ class WorkerSourceTask(WorkerTask):
         serve pending reports, unless `final` (pause, stop), which flushes within the timeout.
         False if the offset store failed (what it did not take is retried next time).
         """
+        started = self._clock()
+        ok = self._commit_offsets(final, raise_fatal)
+        self.metrics.record_commit(started, ok)
+        return ok
+
+    def _commit_offsets(self, final: bool, raise_fatal: bool) -> bool:
         producer = self.producer
         if self._per_record_callbacks:
             if final:

@@ -24,6 +24,8 @@ from collections.abc import Callable, Mapping
 from typing import Protocol
 
 from connect.api.task import Task
+from connect.runtime.metrics.groups import MetricGroup
+from connect.runtime.metrics.windows import Windows
 from connect.runtime.states import ConnectorTaskId, TargetState
 from connect.runtime.status import StatusListener
 
@@ -70,8 +72,11 @@ class WorkerTask(abc.ABC):
         target_state: TargetState,
         *,
         on_topic_used: Callable[[str], None] | None = None,
+        metrics_windows: Windows | None = None,
     ) -> None:
+        """`metrics_windows`: of the rates, averages and maxima of the runner's metrics (`metrics`)."""
         self.id = task_id
+        self.metrics_windows = metrics_windows or Windows()
         self.task = task
         self.task_config = dict(task_config)
         self.status = status
@@ -129,6 +134,10 @@ class WorkerTask(abc.ABC):
     @property
     def stopping(self) -> bool:
         return self._stopping
+
+    def metric_groups(self) -> list[MetricGroup]:
+        """The task's own metrics (`connect.runtime.metrics.task_metrics`), read on the caller's thread."""
+        return []
 
     # -- the task thread ------------------------------------------------------------------------
 

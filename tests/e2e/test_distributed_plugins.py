@@ -67,6 +67,10 @@ class MarkedDatagenTask(DatagenTask):
         close_run_file(self._run)
 
 
+FAIL_ON_START_CONFIG = "recording.fail.on.start"
+"""`true`: every task fails as it starts."""
+
+
 class RecordingSinkConnector(SinkConnector):
     """A sink whose tasks record the key of every record, each task instance in its own run file."""
 
@@ -100,6 +104,8 @@ class RecordingSinkTask(SinkTask):
         return "1.0"
 
     def start(self, props: Mapping[str, str]) -> None:
+        if props.get(FAIL_ON_START_CONFIG) == "true":
+            raise RuntimeError("asked to fail on start")
         self._run = open_run_file(props[RUN_DIR_CONFIG], f"{props['name']}-{props['recording.task']}")
 
     def put(self, records: Sequence[SinkRecord]) -> None:

@@ -243,6 +243,10 @@ class FakeConsumer:
     def assignment(self) -> set[TopicPartition]:
         return set(self.assigned)
 
+    def lags(self, *, fresh: bool, timeout: float) -> dict[TopicPartition, int]:
+        with self.lock:
+            return {tp: len(self.logs.get(tp, [])) - self.positions.get(tp, 0) for tp in self.assigned}
+
     def pause(self, partitions: Iterable[TopicPartition]) -> None:
         self.paused |= set(partitions)
 

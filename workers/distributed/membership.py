@@ -32,6 +32,8 @@ from typing import Protocol
 from connect.api.errors import RetriableError
 from connect.api.records import TopicPartition
 from connect.runtime.kafka_clients import SinkConsumer
+from connect.runtime.metrics.windows import Windows
+from workers.distributed.cluster_metrics import RebalanceMetrics
 from workers.distributed.stall import StallGuard
 
 log = logging.getLogger(__name__)
@@ -66,8 +68,11 @@ class Membership:
         *,
         name: str,
         guard: StallGuard | None = None,
+        rebalances: RebalanceMetrics | None = None,
     ) -> None:
+        """`rebalances`: told of each slot change (a rebalance callback), for the worker's metrics."""
         self._factory = consumer_factory
+        self.rebalances = rebalances or RebalanceMetrics(Windows())
         self._guard = guard
         self._busy = 0.0  # seconds spent in rebalance callbacks, which run inside consume
         self._topic = topic
@@ -208,9 +213,11 @@ class _Callbacks:
 
     def _timed(self, callback: Callable[[frozenset[int]], None], partitions: list[TopicPartition]) -> None:
         started = time.monotonic()
+        rebalance = self._membership.rebalances.began()
         try:
             callback(frozenset(p.partition for p in partitions))
         finally:
+            self._membership.rebalances.ended(rebalance)
             self._membership._busy += time.monotonic() - started
 
 

@@ -40,6 +40,7 @@ from workers.common.logs import redact_logs
 from workers.common.rest_listener import start_rest_listener, worker_id_of
 from workers.distributed.clients import connector_clients, internal_clients, membership_consumer_factory
 from workers.distributed.cluster_loggers import ClusterLoggers
+from workers.distributed.cluster_metrics import RebalanceMetrics, cluster_metric_groups
 from workers.distributed.coordinator import Coordinator, Identity, Timing
 from workers.distributed.distributed_config import SLOTS_STORAGE_TOPIC
 from workers.distributed.generations import Generations
@@ -153,8 +154,14 @@ class DistributedWorker:
             fence=self._fencer(clients) if worker.exactly_once_source else None,
         )
         self.coordinator = coordinator
+        rebalances = RebalanceMetrics(config.metrics_windows)
         membership = Membership(
-            membership_consumer_factory(settings, worker_id), slots.name, coordinator, name="worker", guard=guard
+            membership_consumer_factory(settings, worker_id),
+            slots.name,
+            coordinator,
+            name="worker",
+            guard=guard,
+            rebalances=rebalances,
         )
         self.membership = membership
 
@@ -183,7 +190,14 @@ class DistributedWorker:
         worker.start()
         coordinator.start()
         membership.start()
-        deferred.attach(create_app(self.herder, loggers=loggers))
+        metrics = cluster_metric_groups(
+            worker.metric_groups,
+            rebalances,
+            lambda: generations.current,
+            lambda: slot_log.owners().get(0, ""),
+            work.running,
+        )
+        deferred.attach(create_app(self.herder, loggers=loggers, metrics=metrics))
 
     def stop(self) -> None:
         """Stop REST, leave the group (tasks stop and commit), then the Worker and the logs."""

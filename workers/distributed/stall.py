@@ -138,6 +138,9 @@ class GuardedSinkConsumer:
     def assignment(self) -> set[TopicPartition]:
         return self._inner.assignment()
 
+    def lags(self, *, fresh: bool, timeout: float) -> dict[TopicPartition, int]:
+        return self._inner.lags(fresh=fresh, timeout=timeout)
+
     def pause(self, partitions: Iterable[TopicPartition]) -> None:
         self._inner.pause(partitions)
 

@@ -142,7 +142,7 @@ class StandaloneWorker:
         worker.secrets.on_change(lambda name: herder.restart_connector(RestartRequest(name, include_tasks=True)))
         self._undo_log_redaction = redact_logs(worker.secrets.redactor)
         self.herder.start()
-        deferred.attach(create_app(self.herder, loggers=loggers))
+        deferred.attach(create_app(self.herder, loggers=loggers, metrics=worker.metric_groups))
 
     def stop(self) -> None:
         """Stop REST, then every task and connector (final offset commits), the worker and its offset store."""

@@ -9,6 +9,7 @@ membership): the rebalance callbacks run inside `consume`/`close` on that thread
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -24,7 +25,8 @@ log = logging.getLogger(__name__)
 
 
 class KafkaSinkConsumer:
-    """confluent_kafka.Consumer behind the `SinkConsumer` protocol; used by exactly one task thread."""
+    """confluent_kafka.Consumer behind the `SinkConsumer` protocol; used by exactly one task thread (and
+    `lags` by metrics reads)."""
 
     def __init__(self, consumer: Consumer, cooperative: bool, max_records: int) -> None:
         self._consumer = consumer
@@ -34,6 +36,8 @@ class KafkaSinkConsumer:
         self._paused: set[TopicPartition] = set()
         self._pause_all = False
         self._callback_error: BaseException | None = None
+        self._open = threading.Lock()
+        self._closed = False
 
     def subscribe(self, topics: Sequence[str], pattern: str | None, listener: RebalanceListener) -> None:
         self._listener = listener
@@ -80,6 +84,33 @@ class KafkaSinkConsumer:
 
     def assignment(self) -> set[TopicPartition]:
         return {TopicPartition(tp.topic, tp.partition) for tp in self._consumer.assignment()}
+
+    def lags(self, *, fresh: bool, timeout: float) -> dict[TopicPartition, int]:
+        # Called by metrics reads on other threads while the task thread consumes (librdkafka allows it),
+        # but never while or after the consumer closes: its handle is freed then.
+        if not self._open.acquire(blocking=False):
+            return {}
+        try:
+            if self._closed:
+                return {}
+            return self._lags(fresh, timeout)
+        finally:
+            self._open.release()
+
+    def _lags(self, fresh: bool, timeout: float) -> dict[TopicPartition, int]:
+        positions = self._consumer.position(self._consumer.assignment())
+        lags: dict[TopicPartition, int] = {}
+        for tp in positions:
+            if tp.offset < 0:
+                continue  # nothing consumed yet: no position to measure from
+            try:
+                _low, high = self._consumer.get_watermark_offsets(tp, timeout=timeout, cached=not fresh)
+            except KafkaException as exc:
+                log.debug("No end offset for %s [%d]: %s", tp.topic, tp.partition, exc)
+                continue
+            if high >= 0:
+                lags[TopicPartition(tp.topic, tp.partition)] = max(0, high - tp.offset)
+        return lags
 
     def pause(self, partitions: Iterable[TopicPartition]) -> None:
         wanted = set(partitions)
@@ -137,7 +168,9 @@ class KafkaSinkConsumer:
             raise ConnectError("Offset commit failed for " + ", ".join(failed))
 
     def close(self) -> None:
-        self._consumer.close()
+        with self._open:
+            self._closed = True
+            self._consumer.close()
 
     # Rebalance callbacks run inside consume()/close() on the task thread. Exceptions are kept and
     # raised from consume() after the assignment change was applied (what the C wrapper would do anyway,

@@ -42,6 +42,7 @@ from connect.runtime.kafka_clients.consumer import KafkaSinkConsumer
 from connect.runtime.kafka_clients.errors import connect_error, describe
 from connect.runtime.kafka_clients.protocols import ProducerLike, SinkConsumer, TransactionalProducer
 from connect.runtime.kafka_clients.transactional import KafkaTransactionalProducer, transactional_config
+from connect.runtime.metrics.client_stats import CLIENT_STATISTICS, STATISTICS_INTERVAL_MS
 from connect.runtime.states import ConnectorTaskId
 
 log = logging.getLogger(__name__)
@@ -226,6 +227,9 @@ def _create(factory: Callable[[dict[str, Any]], Any], config: Mapping[str, Any],
     settings: dict[str, Any] = dict(config)
     settings["logger"] = librdkafka_log
     settings["error_cb"] = _log_client_error
+    if client in ("consumer", "producer"):
+        settings.setdefault("statistics.interval.ms", STATISTICS_INTERVAL_MS)
+        settings["stats_cb"] = CLIENT_STATISTICS.on_stats
     for _ in range(len(config) + 1):
         try:
             return factory(settings)

@@ -116,6 +116,11 @@ class SinkConsumer(Protocol):
 
     def resume(self, partitions: Iterable[TopicPartition]) -> None: ...
 
+    def lags(self, *, fresh: bool, timeout: float) -> dict[TopicPartition, int]:
+        """Per assigned partition with a position: end offset - position. `fresh`: ask the brokers for the
+        end offsets (waiting up to `timeout`), else use those the last fetches brought."""
+        ...
+
     def set_pause_all(self, paused: bool) -> None:
         """Pause every assigned partition, including ones assigned later, until called with False."""
         ...

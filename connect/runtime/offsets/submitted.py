@@ -134,6 +134,13 @@ class SubmittedRecords:
             unfinished.popleft()
         return result
 
+    def outstanding_records(self) -> int:
+        """Records submitted whose delivery is not known yet (read from other threads: a best effort)."""
+        try:
+            return sum(batch.outstanding for batch in list(self._unfinished))
+        except RuntimeError:  # the task thread changed the queue while it was copied
+            return 0
+
     def pending_partitions(self) -> int:
         """Source partitions with offsets not committable yet."""
         return len(self._pending)

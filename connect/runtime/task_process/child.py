@@ -4,7 +4,7 @@ The worker's fork server forks it; `connection` is this end of a socket pair who
 holds (`hosts.TaskHost`). The first message is a `HostStart`; then come notes: `start` with a key and a
 `TaskProcessStart` for each task the worker gives this process (`child_task.HostedTask` runs it),
 `target` and `stop` for one task, `alive` (the worker lives), `log_levels`, and `exit` once the worker
-has no task left here. Every log record goes to the worker.
+has no task left here; and one call, `metrics` (a scrape). Every log record goes to the worker.
 
 SIGTERM stops every task; SIGINT is ignored (a Ctrl-C in a terminal reaches the whole process group:
 the worker decides). If the worker goes away (its end of the channel closes, e.g. it was killed) the
@@ -25,11 +25,12 @@ import threading
 import time
 from multiprocessing.connection import Connection
 
+from connect.runtime.metrics.client_stats import CLIENT_STATISTICS
 from connect.runtime.task_process.channel import Channel
 from connect.runtime.task_process.child_task import HostedTask
 from connect.runtime.task_process.memory import release_free_memory
 from connect.runtime.task_process.relays import RelayedLogHandler
-from connect.runtime.task_process.start import HostStart, TaskProcessStart
+from connect.runtime.task_process.start import HostStart, ProcessMetrics, TaskProcessStart
 from connect.runtime.worker_task import ConnectorContextFilter
 
 log = logging.getLogger(__name__)
@@ -54,6 +55,7 @@ class _Host:
                 "alive": self._alive,
                 "log_levels": _set_levels,
                 "exit": self._exit.set,
+                "metrics": self._metrics,
             },
             name=f"task-process-{os.getpid()}",
         )
@@ -86,6 +88,12 @@ class _Host:
         finally:
             with self._lock:
                 self._tasks.pop(task.key, None)
+
+    def _metrics(self) -> ProcessMetrics:
+        """The metrics of each task here (by key) and of this process's Kafka clients."""
+        with self._lock:
+            tasks = dict(self._tasks)
+        return ProcessMetrics({key: task.metric_groups() for key, task in tasks.items()}, CLIENT_STATISTICS.groups())
 
     def _set_target(self, key: int, value: str) -> None:
         task = self._task(key)

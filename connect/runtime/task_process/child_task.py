@@ -19,6 +19,7 @@ from collections.abc import Callable
 
 from connect.api.connector import Connector
 from connect.runtime.kafka_clients import KafkaClients
+from connect.runtime.metrics.groups import MetricGroup
 from connect.runtime.plugins import PluginRegistry
 from connect.runtime.states import TargetState
 from connect.runtime.task_builders import TaskBuilders, WorkerResources
@@ -61,6 +62,11 @@ class HostedTask:
             runner = self._runner
         if runner is not None:
             runner.stop()
+
+    def metric_groups(self) -> list[MetricGroup]:
+        with self._lock:
+            runner = self._runner
+        return [] if runner is None else runner.metric_groups()
 
     # -- the supervising thread -----------------------------------------------------------------
 

@@ -30,10 +30,11 @@ from multiprocessing.process import BaseProcess
 from typing import TYPE_CHECKING, Any, cast
 
 from connect.api.errors import ConnectError
+from connect.runtime.metrics.groups import MetricGroup
 from connect.runtime.offsets import OffsetStore
 from connect.runtime.task_process import child
 from connect.runtime.task_process.channel import Channel, ChannelClosedError
-from connect.runtime.task_process.start import HostStart, TaskProcessStart, current_log_levels
+from connect.runtime.task_process.start import HostStart, ProcessMetrics, TaskProcessStart, current_log_levels
 from connect.runtime.transactions import TransactionalOffsetStore, supports_transactions
 
 if TYPE_CHECKING:
@@ -43,6 +44,8 @@ log = logging.getLogger(__name__)
 
 # How soon a logger level set on the worker reaches its task processes.
 _LEVELS_INTERVAL_S = 1.0
+# How long a scrape waits for a task process's metrics.
+_METRICS_TIMEOUT_S = 5.0
 
 
 class TaskHost:
@@ -109,6 +112,18 @@ class TaskHost:
             return
         with contextlib.suppress(ChannelClosedError):  # the process is gone; `_channel_closed` says how
             self._channel.note(op, *args)
+
+    def metric_groups(self) -> list[MetricGroup]:
+        """The metrics of the tasks here and of the process's Kafka clients (empty if it does not answer)."""
+        if self._channel is None:
+            return []
+        try:
+            answer: ProcessMetrics = self._channel.call("metrics", timeout=_METRICS_TIMEOUT_S)
+        except ConnectError as exc:  # ended or stuck: its tasks' statuses say so
+            log.debug("%s: no metrics: %s", self.name, exc)
+            return []
+        groups = [group for key, task_groups in answer.tasks.items() if key in self.tasks for group in task_groups]
+        return groups + answer.clients
 
     def kill(self) -> None:
         if self._process is not None and self._process.is_alive():
@@ -207,6 +222,11 @@ class TaskHosts:
             host.tasks.clear()
             host.exiting = True
             return orphans
+
+    def metric_groups(self) -> list[MetricGroup]:
+        with self._lock:
+            hosts = list(self._hosts)
+        return [group for host in hosts for group in host.metric_groups()]
 
     def processes(self) -> list[int]:
         """The ids of the running task processes."""

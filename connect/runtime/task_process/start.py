@@ -1,11 +1,12 @@
 """What the worker sends a task process: `HostStart` once, when it forks it, and a `TaskProcessStart` for
-each task it gives it."""
+each task it gives it; and what a process answers a `metrics` call with (`ProcessMetrics`)."""
 
 from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
 
+from connect.runtime.metrics.groups import MetricGroup
 from connect.runtime.states import ConnectorTaskId, TargetState
 from connect.runtime.worker_config import WorkerConfig
 
@@ -31,6 +32,14 @@ class TaskProcessStart:
     target_state: TargetState
     exactly_once_offsets_topic: str | None = None
     """The worker's offsets topic when it runs source tasks exactly once (KIP-618); None otherwise."""
+
+
+@dataclass(frozen=True)
+class ProcessMetrics:
+    tasks: dict[int, list[MetricGroup]]
+    """Each task's own metrics, by the key the worker gave the task's run."""
+    clients: list[MetricGroup]
+    """The process's Kafka clients' (its tasks' producers, consumers)."""
 
 
 def current_log_levels() -> dict[str, int]:

@@ -71,6 +71,9 @@ class FakeConsumer:
     def assignment(self) -> set[TopicPartition]:
         return set()
 
+    def lags(self, *, fresh: bool, timeout: float) -> dict[TopicPartition, int]:
+        return {}
+
     def pause(self, partitions: Iterable[TopicPartition]) -> None: ...
 
     def resume(self, partitions: Iterable[TopicPartition]) -> None: ...

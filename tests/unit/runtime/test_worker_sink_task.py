@@ -582,3 +582,34 @@ def test_a_record_of_a_batch_reported_as_errant_reaches_the_dead_letter_queue_wi
     h.stop()
     [dead] = h.dlq_producer.sent
     assert (dead.key, dead.value) == (b"k", b"odd")
+
+
+def _metric_values(runner: WorkerSinkTask) -> dict[tuple[str, str], Any]:
+    return {(g.group, name): v for g in runner.metric_groups() for name, v in g.values.items()}
+
+
+def test_metrics_count_what_was_read_put_and_committed_and_the_lag_left() -> None:
+    h = Harness(flush_interval_ms=20, consumer=FakeConsumer([P0, P1], max_records=4))
+    for i in range(5):
+        h.consumer.append("in", 0, f"a{i}".encode())
+    h.start()
+    wait_until(lambda: h.consumer.committed_offsets == {P0: 5}, what="commit")
+    values = _metric_values(h.runner)
+    assert values["sink-task-metrics", "sink-record-read-total"] == 5
+    assert values["sink-task-metrics", "sink-record-send-total"] == 5
+    assert values["sink-task-metrics", "partition-count"] == 2
+    assert values["sink-task-metrics", "offset-commit-completion-total"] >= 1
+    assert values["sink-task-metrics", "sink-record-lag-max"] == 0
+    assert values["connector-task-metrics", "batch-size-max"] == 4  # 4 then 1
+    assert values["connector-task-metrics", "offset-commit-success-percentage"] == 1.0
+    assert values["task-error-metrics", "total-record-errors"] == 0
+    h.runner.transition_to(TargetState.PAUSED)
+    wait_until(lambda: h.consumer.pause_all, what="paused")
+    for i in range(3):
+        h.consumer.append("in", 1, f"b{i}".encode())
+    lags = {
+        g.tag("partition"): g.values["lag"] for g in h.runner.metric_groups() if g.group.endswith("partition-metrics")
+    }
+    assert lags == {"0": 0, "1": 3}
+    assert _metric_values(h.runner)["sink-task-metrics", "sink-record-lag-max"] == 3
+    h.stop()

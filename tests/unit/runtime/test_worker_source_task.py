@@ -281,3 +281,28 @@ def test_task_start_receives_its_config_and_context() -> None:
 
 def _values(produced: Sequence[Any]) -> list[bytes | None]:
     return [p.value for p in produced]
+
+
+def test_metrics_count_polls_writes_records_in_flight_and_skipped_errors() -> None:
+    h = Harness(tolerance=ErrorTolerance.ALL, flush_interval_ms=20)
+    h.producer.hold = True
+    h.start()
+    h.task.script.put([rec(1), rec(2, "bad"), rec(3)])
+    wait_until(lambda: len(h.producer.in_flight) == 2, what="two records in flight")
+
+    def values() -> dict[tuple[str, str], object]:
+        return {(g.group, name): v for g in h.runner.metric_groups() for name, v in g.values.items()}
+
+    in_flight = values()
+    assert in_flight["source-task-metrics", "source-record-poll-total"] == 3
+    assert in_flight["source-task-metrics", "source-record-active-count"] == 2
+    assert in_flight["connector-task-metrics", "batch-size-max"] == 3
+    assert in_flight["task-error-metrics", "total-record-errors"] == 1
+    assert in_flight["task-error-metrics", "total-records-skipped"] == 1
+    h.producer.hold = False
+    wait_until(lambda: h.offset() == {"line": 3}, what="offset after ack")
+    done = values()
+    assert done["source-task-metrics", "source-record-write-total"] == 2
+    assert done["source-task-metrics", "source-record-active-count"] == 0
+    assert done["connector-task-metrics", "offset-commit-success-percentage"] == 1.0
+    h.stop()
