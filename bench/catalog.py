@@ -26,6 +26,7 @@ GROUPS: tuple[Group, ...] = (
     Group("spark", "Kafka → Parquet: the Spark sink, Structured Streaming and pyarrow"),
     Group("sql", "SQL connectors on PostgreSQL, next to plain SQLAlchemy loops"),
     Group("security", "Secured: REST over HTTPS with basic auth, FileStream pairs over SASL_SSL"),
+    Group("metrics", "Metrics: what recording costs, and a /metrics scrape of 100 connectors of 4 tasks"),
 )
 
 GROUP_NAMES: tuple[str, ...] = tuple(group.name for group in GROUPS)
@@ -33,6 +34,7 @@ GROUP_NAMES: tuple[str, ...] = tuple(group.name for group in GROUPS)
 # The system keys every scenario uses, and how the report names them.
 KCONNECT = "kconnect"
 KCONNECT_PROCESSES = "kconnect-processes"
+KCONNECT_METRICS_OFF = "kconnect-metrics-off"
 JAVA_CONNECT = "java-connect"
 RAW_CLIENT = "confluent-kafka"
 PLAIN_SQLALCHEMY = "plain-sqlalchemy"
@@ -40,6 +42,7 @@ PLAIN_SQLALCHEMY = "plain-sqlalchemy"
 SYSTEM_LABELS = {
     KCONNECT: "kconnect",
     KCONNECT_PROCESSES: "kconnect, task processes",
+    KCONNECT_METRICS_OFF: "kconnect, metrics recording off",
     JAVA_CONNECT: "Java Kafka Connect",
     RAW_CLIENT: "raw confluent-kafka",
     PLAIN_SQLALCHEMY: "plain SQLAlchemy loop",

@@ -32,6 +32,7 @@ from bench.scenarios import (
     failover,
     latency,
     memory,
+    metrics,
     paced,
     raw,
     rebalance,
@@ -63,6 +64,7 @@ SCENARIOS: dict[str, Scenario] = {
     "spark": spark_sink.run,
     "sql": sql.run,
     security_group.GROUP: security_group.run,
+    metrics.GROUP: metrics.run,
 }
 
 REPO = Path(__file__).resolve().parent.parent

@@ -112,6 +112,11 @@ class Sizes:
     security_rest_rate: int
     security_rest_seconds: float
     security_pair_records: int
+    # metrics: 100B records per throughput repetition (metrics on and off alternate), and the connectors
+    # (4 tasks each) of the scrape measurement and how many scrapes are timed
+    metrics_records: int
+    metrics_connectors: int
+    metrics_scrapes: int
 
     def to_json(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -155,6 +160,9 @@ FULL = Sizes(
     security_rest_rate=20,
     security_rest_seconds=10.0,
     security_pair_records=3_000_000,
+    metrics_records=3_000_000,
+    metrics_connectors=100,
+    metrics_scrapes=50,
 )
 
 QUICK = Sizes(
@@ -194,4 +202,7 @@ QUICK = Sizes(
     security_rest_rate=20,
     security_rest_seconds=4.0,
     security_pair_records=1_000_000,
+    metrics_records=1_000_000,
+    metrics_connectors=25,
+    metrics_scrapes=20,
 )

@@ -27,6 +27,7 @@ from connect.runtime.config_providers.transformer import resolve_with_own_provid
 from connect.runtime.inert_worker_keys import warn_inert_keys
 from connect.runtime.metrics.windows import Windows
 
+METRICS_RECORDING_ENABLE = "metrics.recording.enable"
 log = logging.getLogger(__name__)
 
 BOOTSTRAP_SERVERS = "bootstrap.servers"
@@ -167,6 +168,15 @@ def worker_config_def() -> ConfigDef:
         "How many samples the rates, averages and maxima served by /metrics cover.",
     )
     d.define("metrics.recording.level", ConfigType.STRING, "INFO", None, Importance.LOW, "Metrics level.")
+    d.define(
+        METRICS_RECORDING_ENABLE,
+        ConfigType.BOOLEAN,
+        True,
+        None,
+        Importance.LOW,
+        "kconnect: whether tasks record their timings, batch sizes and windowed figures (once per batch). Off, "
+        "/metrics still serves statuses, counts and totals; the benchmark measures what recording costs.",
+    )
     d.define("metric.reporters", ConfigType.LIST, "", None, Importance.LOW, "Metric reporters.")
     d.define(
         LOG_FORMAT,
@@ -314,7 +324,11 @@ class WorkerConfig:
     @property
     def metrics_windows(self) -> Windows:
         """The windows of rates, averages and maxima (`metrics.sample.window.ms` times `metrics.num.samples`)."""
-        return Windows(int(self.values["metrics.sample.window.ms"]) / 1000, int(self.values["metrics.num.samples"]))
+        return Windows(
+            int(self.values["metrics.sample.window.ms"]) / 1000,
+            int(self.values["metrics.num.samples"]),
+            bool(self.values[METRICS_RECORDING_ENABLE]),
+        )
 
     @property
     def task_isolation(self) -> str:

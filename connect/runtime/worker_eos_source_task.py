@@ -313,7 +313,7 @@ class WorkerEosSourceTask(WorkerSourceTask):
         self._retrying(self.transactional_producer.commit_transaction)
         self._transaction_open = False
         self.transactions_committed += 1
-        self.metrics.transaction_sizes.record(self.records_sent - self._sent_before_transaction)
+        self.metrics.record_transaction(self.records_sent - self._sent_before_transaction)
         if offsets:
             self.offset_commits += 1
         committed, self._uncommitted_records = self._uncommitted_records, []

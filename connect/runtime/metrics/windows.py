@@ -19,10 +19,11 @@ Clock = Callable[[], float]
 @dataclass(frozen=True)
 class Windows:
     """How long each sample lasts and how many are kept (Kafka's `metrics.sample.window.ms`,
-    `metrics.num.samples`)."""
+    `metrics.num.samples`), and whether tasks record at all (`metrics.recording.enable`)."""
 
     sample_s: float = 30.0
     samples: int = 2
+    recording: bool = True
 
     @property
     def span_s(self) -> float:
