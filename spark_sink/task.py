@@ -62,6 +62,7 @@ from spark_sink.staging import sweep_staging
 from spark_sink.storage import Storage
 from spark_sink.storage.hadoop import HadoopStorage
 from spark_sink.storage.local import LocalStorage
+from spark_sink.task_metrics import SparkSinkMetrics
 from spark_sink.timezones import LocalClock, resolve
 from spark_sink.version import sink_version
 from spark_sink.writer import WriterThread
@@ -91,6 +92,7 @@ class SparkParquetSinkTask(SinkTask):
         self._writer: WriterThread | None = None
         self._intake: RecordIntake | None = None
         self._backpressure = BackPressure(1)
+        self._metrics: SparkSinkMetrics | None = None
         self._handed_over: dict[TopicPartition, int] = {}
         self._next_sweep_ms: int | None = None
         self.staging_resweep_ms = STAGING_RESWEEP_MS
@@ -117,6 +119,7 @@ class SparkParquetSinkTask(SinkTask):
         clock = LocalClock(resolve(settings.timezone) if settings.timezone else resolve("UTC"))
         self._intake = RecordIntake(settings, load_partitioner(config), extractor, clock, self._errant_reporting())
         self._backpressure = BackPressure(settings.flush_max_bytes)
+        self._metrics = SparkSinkMetrics(self.context.plugin_metrics)
         committer = EpochCommitter(
             CommitSettings(settings.topics_dir, settings.codec, settings.parquet_block_size, self.writer_id),
             self._ledgers,
@@ -247,6 +250,8 @@ class SparkParquetSinkTask(SinkTask):
             self._absorb(outcome)
 
     def _absorb(self, outcome: EpochOutcome) -> None:
+        if outcome.epoch_id and self._metrics is not None:
+            self._metrics.committed(outcome)
         if outcome.epoch_id:
             log.debug(
                 "Epoch %s: %d rows, %d files, %d partitions committed, Spark %.3f s, publish %.3f s",
@@ -301,6 +306,9 @@ class SparkParquetSinkTask(SinkTask):
             self.context.pause(*sorted(to_pause))
         if to_resume:
             self.context.resume(*sorted(to_resume))
+        if self._metrics is not None:
+            self._metrics.buffered_bytes = buffered
+            self._metrics.back_pressure(bool(self._backpressure.paused))
         writer.due_ms = self._next_due()
         self._end_call()
 

@@ -20,6 +20,8 @@ from typing import Any
 
 from bench.harness import RunContext, wait_until
 from connect.api import SinkRecord, TimestampType, TopicPartition
+from connect.runtime.metrics.plugin_metrics import TaskPluginMetrics
+from connect.runtime.metrics.windows import Windows
 
 SIZES = (1, 10_000)
 
@@ -28,6 +30,7 @@ class BenchSinkContext:
     """The least a sink task needs from its runtime when nothing rebalances or pauses."""
 
     def __init__(self, configs: Mapping[str, str]) -> None:
+        self._plugin_metrics = TaskPluginMetrics((), Windows())
         self._configs = dict(configs)
 
     def configs(self) -> Mapping[str, str]:
@@ -54,6 +57,10 @@ class BenchSinkContext:
     @property
     def errant_record_reporter(self) -> None:
         return None
+
+    @property
+    def plugin_metrics(self) -> TaskPluginMetrics:
+        return self._plugin_metrics
 
 
 def start_task(request: dict[str, Any], handoff: str, size: int, directory: Path) -> Any:

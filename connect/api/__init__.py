@@ -57,6 +57,7 @@ from connect.api.errors import (
     NotFoundError,
     RetriableError,
 )
+from connect.api.metrics import PluginMetrics
 from connect.api.records import (
     Header,
     Headers,
@@ -99,6 +100,7 @@ __all__ = [
     "OffsetReader",
     "OffsetsToAlter",
     "Password",
+    "PluginMetrics",
     "Predicate",
     "Range",
     "Recommender",

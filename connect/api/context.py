@@ -11,6 +11,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from connect.api.metrics import PluginMetrics
 from connect.api.records import SinkRecord, SourceOffset, SourcePartition, SourceRecord, TopicPartition
 
 
@@ -74,6 +75,11 @@ class SourceTaskContext(Protocol):
     @property
     def transaction_context(self) -> TransactionContext | None: ...
 
+    @property
+    def plugin_metrics(self) -> PluginMetrics:
+        """The task's own metrics, served by `/metrics` (KIP-877)."""
+        ...
+
 
 class ErrantRecordReporter(Protocol):
     """Sends a record a sink task could not handle to the error handling (log, dead letter queue)."""
@@ -109,6 +115,11 @@ class SinkTaskContext(Protocol):
 
     @property
     def errant_record_reporter(self) -> ErrantRecordReporter | None: ...
+
+    @property
+    def plugin_metrics(self) -> PluginMetrics:
+        """The task's own metrics, served by `/metrics` (KIP-877)."""
+        ...
 
 
 OffsetsToAlter = Sequence[tuple[Mapping[str, Any], Mapping[str, Any] | None]]

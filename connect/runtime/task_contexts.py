@@ -21,8 +21,11 @@ from concurrent.futures import Future
 
 from connect.api.context import ErrantRecordReporter, OffsetReader, TransactionContext
 from connect.api.errors import IllegalWorkerStateError
+from connect.api.metrics import PluginMetrics
 from connect.api.records import SinkRecord, SourceRecord, TopicPartition
 from connect.runtime.kafka_clients import SinkConsumer
+from connect.runtime.metrics.plugin_metrics import TaskPluginMetrics
+from connect.runtime.metrics.windows import Windows
 
 
 class WorkerConnectorContext:
@@ -59,10 +62,13 @@ class WorkerSourceTaskContext:
         configs: Mapping[str, str],
         offset_reader: OffsetReader,
         transaction_context: TransactionContext | None = None,
+        *,
+        plugin_metrics: PluginMetrics | None = None,
     ) -> None:
         self._configs = dict(configs)
         self._offset_reader = offset_reader
         self._transaction_context = transaction_context
+        self._plugin_metrics = plugin_metrics or TaskPluginMetrics((), Windows())
 
     def configs(self) -> Mapping[str, str]:
         return self._configs
@@ -74,6 +80,10 @@ class WorkerSourceTaskContext:
     @property
     def transaction_context(self) -> TransactionContext | None:
         return self._transaction_context
+
+    @property
+    def plugin_metrics(self) -> PluginMetrics:
+        return self._plugin_metrics
 
 
 class TransactionRequest(enum.Enum):
@@ -183,10 +193,13 @@ class WorkerSinkTaskContext:
         consumer: SinkConsumer,
         errant_record_reporter: ErrantRecordReporter | None = None,
         on_commit_request: Callable[[], None] | None = None,
+        *,
+        plugin_metrics: PluginMetrics | None = None,
     ) -> None:
         self._configs = dict(configs)
         self._consumer = consumer
         self._reporter = errant_record_reporter
+        self._plugin_metrics = plugin_metrics or TaskPluginMetrics((), Windows())
         self.offsets: dict[TopicPartition, int] = {}
         self.timeout_ms: int = -1
         self._commit_requested = threading.Event()
@@ -233,6 +246,10 @@ class WorkerSinkTaskContext:
     @property
     def errant_record_reporter(self) -> ErrantRecordReporter | None:
         return self._reporter
+
+    @property
+    def plugin_metrics(self) -> PluginMetrics:
+        return self._plugin_metrics
 
     def take_offsets(self) -> dict[TopicPartition, int]:
         """The rewinds requested since the last call (and forget them)."""

@@ -169,6 +169,7 @@ class Worker:
         holder.append(worker_connector)
         with self._lock:
             self._connectors[name] = worker_connector
+        self.states.connector_started(name)
         log.info("Connector %s: starting %s in target state %s", name, connector_class.__name__, target_state.value)
         worker_connector.start(target_state)
         if worker_connector.state is ConnectorState.FAILED:
@@ -233,6 +234,7 @@ class Worker:
         with self._lock:
             worker_connector = self._connectors.pop(name, None)
         self.secrets.forget(name)
+        self.states.forget_connector(name)
         if worker_connector is None:
             log.debug("Connector %s is not running on this worker; nothing to stop", name)
             return
@@ -316,8 +318,9 @@ class Worker:
         """Signal all, then wait up to `task.shutdown.graceful.timeout.ms` each; late ones are abandoned."""
         with self._lock:
             stopping = [(task_id, self._tasks.pop(task_id)) for task_id in list(task_ids) if task_id in self._tasks]
-        for _, task in stopping:
+        for task_id, task in stopping:
             task.stop()
+            self.states.forget_task(task_id)
         if not await_stop:
             return
         deadline = time.monotonic() + self._graceful_s
@@ -358,10 +361,10 @@ class Worker:
         groups += connector_task_counts(runners, self.states)
         groups += [connector_group(name, c, self.states) for name, c in sorted(connectors.items())]
         groups += [self.states.task_group(task_id) for task_id in sorted(runners)]
-        for runner in runners.values():
+        for task_id, runner in runners.items():
             if isinstance(runner, WorkerTask):
-                groups += runner.metric_groups()
-        groups += self._task_hosts.metric_groups()
+                groups += _read_safely(runner.metric_groups, f"task {task_id}")
+        groups += _read_safely(self._task_hosts.metric_groups, "task processes")
         groups += CLIENT_STATISTICS.groups()
         return merged(groups)
 
@@ -385,3 +388,12 @@ class Worker:
     def sink_group_id(self, name: str, connector_config: Mapping[str, str]) -> str:
         """The consumer group whose offsets are a sink connector's offsets."""
         return sink_group_id(name, connector_config)
+
+
+def _read_safely(read: Callable[[], list[MetricGroup]], what: str) -> list[MetricGroup]:
+    """One part's metrics; none if reading them fails (a scrape serves the rest)."""
+    try:
+        return read()
+    except Exception:
+        log.warning("Metrics of %s could not be read", what, exc_info=True)
+        return []

@@ -131,7 +131,9 @@ class WorkerEosSourceTask(WorkerSourceTask):
             return
         self._check_ownership()
         self._ready = True
-        context = WorkerSourceTaskContext(self.task_config, self.offset_reader, self.transaction_context)
+        context = WorkerSourceTaskContext(
+            self.task_config, self.offset_reader, self.transaction_context, plugin_metrics=self.plugin_metrics
+        )
         self.source_task.initialize(context)
         self.source_task.start(self.task_config)
         with self._stop_lock:

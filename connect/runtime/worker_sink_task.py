@@ -108,7 +108,9 @@ class WorkerSinkTask(WorkerTask):
         reports_errant = self.dead_letter_queue is not None or pipeline.errors.settings.log_enable
         reporter = WorkerErrantRecordReporter(self._report_errant) if reports_errant else None
         self._wakeup = threading.Event()
-        self.context = WorkerSinkTaskContext(task_config, consumer, reporter, on_commit_request=self._wakeup.set)
+        self.context = WorkerSinkTaskContext(
+            task_config, consumer, reporter, on_commit_request=self._wakeup.set, plugin_metrics=self.plugin_metrics
+        )
         self.flush_interval_s = offset_flush_interval_ms / 1000
         self._clock = clock
         self.current: dict[TopicPartition, int] = {}
@@ -134,7 +136,7 @@ class WorkerSinkTask(WorkerTask):
     # -- metrics (read on other threads) --------------------------------------------------------
 
     def metric_groups(self) -> list[MetricGroup]:
-        return self.metrics.groups()
+        return [*self.metrics.groups(), *self.plugin_metrics.groups()]
 
     def partition_count(self) -> int:
         return len(self._assigned)

@@ -128,7 +128,7 @@ class WorkerSourceTask(WorkerTask):
     # -- metrics --------------------------------------------------------------------------------
 
     def metric_groups(self) -> list[MetricGroup]:
-        return self.metrics.groups()
+        return [*self.metrics.groups(), *self.plugin_metrics.groups()]
 
     def active_records(self) -> int:
         """Records sent whose delivery is not known yet (Kafka's source-record-active-count)."""
@@ -137,7 +137,7 @@ class WorkerSourceTask(WorkerTask):
     # -- lifecycle ------------------------------------------------------------------------------
 
     def initialize_and_start(self) -> None:
-        context = WorkerSourceTaskContext(self.task_config, self.offset_reader)
+        context = WorkerSourceTaskContext(self.task_config, self.offset_reader, plugin_metrics=self.plugin_metrics)
         self.source_task.initialize(context)
         self.source_task.start(self.task_config)
         with self._stop_lock:

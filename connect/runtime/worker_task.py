@@ -24,7 +24,8 @@ from collections.abc import Callable, Mapping
 from typing import Protocol
 
 from connect.api.task import Task
-from connect.runtime.metrics.groups import MetricGroup
+from connect.runtime.metrics.groups import MetricGroup, task_tags
+from connect.runtime.metrics.plugin_metrics import TaskPluginMetrics
 from connect.runtime.metrics.windows import Windows
 from connect.runtime.states import ConnectorTaskId, TargetState
 from connect.runtime.status import StatusListener
@@ -77,6 +78,8 @@ class WorkerTask(abc.ABC):
         """`metrics_windows`: of the rates, averages and maxima of the runner's metrics (`metrics`)."""
         self.id = task_id
         self.metrics_windows = metrics_windows or Windows()
+        self.plugin_metrics = TaskPluginMetrics(task_tags(task_id.connector, task_id.task), self.metrics_windows)
+        """The task's own metrics (`context.plugin_metrics`, KIP-877)."""
         self.task = task
         self.task_config = dict(task_config)
         self.status = status

@@ -17,6 +17,8 @@ import pytest
 
 from connect.api import RecordListBatch, SinkRecord, TimestampType, TopicPartition
 from connect.api.context import ErrantRecordReporter
+from connect.runtime.metrics.plugin_metrics import TaskPluginMetrics
+from connect.runtime.metrics.windows import Windows
 from spark_sink.session import SESSIONS
 from spark_sink.task import SparkParquetSinkTask
 
@@ -42,6 +44,7 @@ class FakeSinkTaskContext:
         self.pause_calls = 0
         self.commit_requested = False
         self.reporter: ErrantRecordReporter | None = None
+        self.metrics = TaskPluginMetrics((), Windows())
 
     def configs(self) -> Mapping[str, str]:
         return self._configs
@@ -69,6 +72,10 @@ class FakeSinkTaskContext:
     @property
     def errant_record_reporter(self) -> ErrantRecordReporter | None:
         return self.reporter
+
+    @property
+    def plugin_metrics(self) -> TaskPluginMetrics:
+        return self.metrics
 
     def take_offsets(self) -> dict[TopicPartition, int]:
         offsets, self.offsets = self.offsets, {}

@@ -38,6 +38,12 @@ def test_epochs_of_several_partitions_read_back_exactly_once(
     assert first.column("_offset").to_pylist() == list(range(30)), "rows keep offset order inside a file"
     assert first.column("name").to_pylist()[:2] == ["user-0", "user-1"]
 
+    # The sink's own metrics (served as kafka_connect_connector_plugin_*) say what was committed.
+    [metrics] = sink.context.metrics.groups()
+    assert metrics.values["files-committed-total"] == 12 and metrics.values["rows-committed-total"] == 360
+    assert metrics.values["epochs-committed-total"] >= 1
+    assert float(metrics.values["flush-time-ms-max"]) > 0
+
     frame = spark.read.parquet(str(root))
     assert frame.count() == 360
     assert frame.select("_partition", "_offset").distinct().count() == 360

@@ -21,6 +21,8 @@ class MetricGroup:
     values: dict[str, Value] = field(default_factory=dict)
     domain: str = "connect"
     """Kafka's JMX domain without `kafka.`: `connect`, or `consumer`/`producer` for client metrics."""
+    help: dict[str, str] = field(default_factory=dict)
+    """Descriptions of attributes the catalog does not know (a plug-in's own)."""
 
     @property
     def key(self) -> tuple[str, str, tuple[tuple[str, str], ...]]:
@@ -37,10 +39,12 @@ def merged(groups: Iterable[MetricGroup]) -> list[MetricGroup]:
     for group in groups:
         known = by_key.get(group.key)
         if known is None:
-            by_key[group.key] = MetricGroup(group.group, group.tags, dict(group.values), group.domain)
+            by_key[group.key] = MetricGroup(group.group, group.tags, dict(group.values), group.domain, dict(group.help))
         else:
             for name, value in group.values.items():
                 known.values.setdefault(name, value)
+            for name, text in group.help.items():
+                known.help.setdefault(name, text)
     return list(by_key.values())
 
 

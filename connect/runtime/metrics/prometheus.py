@@ -63,7 +63,9 @@ class _Families:
                 name, kind, labels = metric_name(group.domain, group.group, tag_names, attribute, value)
                 family = families.get(name)
                 if family is None:
-                    help_text = catalog.description(group.group, tag_names, attribute) or attribute
+                    help_text = (
+                        group.help.get(attribute) or catalog.description(group.group, tag_names, attribute) or attribute
+                    )
                     family_type = CounterMetricFamily if kind == COUNTER else GaugeMetricFamily
                     family = families[name] = family_type(name, help_text, labels=labels)
                 if isinstance(value, str):

@@ -85,12 +85,19 @@ class WorkerStates:
     tasks: dict[ConnectorTaskId, _TaskTimes] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def connector(self, name: str, state: str) -> None:
+    def connector_started(self, name: str) -> None:
         with self.lock:
-            if state == DESTROYED:
-                self.connectors.pop(name, None)
-            else:
+            self.connectors[name] = UNASSIGNED
+
+    def connector(self, name: str, state: str) -> None:
+        """A connector instance here changed state (one not started here, or forgotten, is ignored)."""
+        with self.lock:
+            if name in self.connectors:
                 self.connectors[name] = state
+
+    def forget_connector(self, name: str) -> None:
+        with self.lock:
+            self.connectors.pop(name, None)
 
     def task_started(self, task: ConnectorTaskId) -> None:
         """A new run of the task begins here: its times start over."""
@@ -99,15 +106,16 @@ class WorkerStates:
             self.tasks[task] = _TaskTimes(UNASSIGNED, now, now)
 
     def task(self, task: ConnectorTaskId, state: str) -> None:
+        """A task here changed state (a late word from a run already forgotten is ignored)."""
         now = self.clock()
         with self.lock:
             times = self.tasks.get(task)
-            if state == DESTROYED:
-                self.tasks.pop(task, None)
-            elif times is None:
-                self.tasks[task] = _TaskTimes(state, now, now)
-            else:
+            if times is not None:
                 times.move_to(state, now)
+
+    def forget_task(self, task: ConnectorTaskId) -> None:
+        with self.lock:
+            self.tasks.pop(task, None)
 
     def task_state(self, task: ConnectorTaskId) -> str:
         with self.lock:
