@@ -123,6 +123,9 @@ class ErrorHandler:
         self.task = task
         self.reporters = list(reporters)
         self.counters = ErrorCounters()
+        for reporter in self.reporters:
+            if isinstance(reporter, DeadLetterQueueReporter):
+                reporter.counters = self.counters  # one task-error-metrics group for the whole task
         self._stopping = stopping or threading.Event()
         self._clock = clock
         self._sleep = sleep

@@ -41,7 +41,7 @@ class RebalanceMetrics:
             self._last_completed = now
             self._times_ms.record((now - started) * 1000, now)
 
-    def group(self, epoch: int, leader: str) -> MetricGroup:
+    def group(self, epoch: int, leader: str, owned_slots: int) -> MetricGroup:
         now = self._clock()
         with self._lock:
             since = -1.0 if self._last_completed is None else (now - self._last_completed) * 1000
@@ -54,6 +54,7 @@ class RebalanceMetrics:
                 "rebalance-max-time-ms": self._times_ms.max(),
                 "rebalance-avg-time-ms": self._times_ms.avg(),
                 "time-since-last-rebalance-ms": since,
+                "assigned-slots": owned_slots,
             }
         return MetricGroup("connect-worker-rebalance-metrics", (), values)
 
@@ -70,10 +71,12 @@ def cluster_metric_groups(
     epoch: Callable[[], int],
     leader: Callable[[], str],
     running: Callable[[], Mapping[Unit, object]],
+    owned_slots: Callable[[], int],
 ) -> Callable[[], list[MetricGroup]]:
     """What `GET /metrics` serves on a distributed worker."""
 
     def groups() -> list[MetricGroup]:
-        return [*worker_groups(), rebalances.group(epoch(), leader()), coordinator_group(running())]
+        rebalance = rebalances.group(epoch(), leader(), owned_slots())
+        return [*worker_groups(), rebalance, coordinator_group(running())]
 
     return groups

@@ -196,6 +196,7 @@ class DistributedWorker:
             lambda: generations.current,
             lambda: slot_log.owners().get(0, ""),
             work.running,
+            lambda: len(membership.owned()),
         )
         deferred.attach(create_app(self.herder, loggers=loggers, metrics=metrics))
 

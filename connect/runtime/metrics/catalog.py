@@ -56,6 +56,7 @@ GROUPS: dict[str, tuple[tuple[str, ...], dict[str, str]]] = {
             "time-since-last-rebalance-ms": (
                 "The time in milliseconds since this worker completed the most recent rebalance."
             ),
+            "assigned-slots": "kconnect: how many of the cluster's slots this worker owns (work is placed in slots).",
         },
     ),
     "connect-coordinator-metrics": (

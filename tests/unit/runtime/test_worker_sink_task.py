@@ -406,6 +406,12 @@ def test_conversion_errors_with_tolerance_all_go_to_the_dead_letter_queue_as_raw
     assert headers["__connect.errors.stage"] == b"VALUE_CONVERTER"
     assert headers["__connect.errors.offset"] == b"1"
     assert h.consumer.committed_offsets == {P0: 3}
+    errors = {
+        name: v for g in h.runner.metric_groups() if g.group == "task-error-metrics" for name, v in g.values.items()
+    }
+    assert errors["deadletterqueue-produce-requests"] == 1 and errors["deadletterqueue-produce-failures"] == 0
+    assert errors["total-record-errors"] == 1 and errors["total-records-skipped"] == 1
+    assert errors["last-error-timestamp"] > 0
 
 
 def test_conversion_errors_fail_the_task_by_default() -> None:
