@@ -101,7 +101,9 @@ class Worker:
         self._tasks: dict[ConnectorTaskId, TaskRunner] = {}
         self._topics: dict[str, set[str]] = {}
         self._graceful_s = config.task_shutdown_graceful_timeout_ms / 1000
-        self._task_hosts = TaskHosts(config.task_processes_max, offset_store, task_process_silence_s)
+        self._task_hosts = TaskHosts(
+            config.task_processes_max, offset_store, task_process_silence_s, self.clients.problems
+        )
         self.exactly_once_source = worker_exactly_once_enabled(config, offset_store)
         resources = WorkerResources(config, plugins, self.clients, offset_store, self.status, self._topic_used)
         self._builders = TaskBuilders(resources, self.exactly_once_source)

@@ -37,8 +37,11 @@ def test_kafkas_client_keys_reach_the_secured_listener_and_a_wrong_password_does
         _admin(untrusted).list_topics(timeout=5)
 
 
-def test_a_standalone_worker_moves_lines_over_sasl_ssl(secured_kafka_keys: dict[str, str], tmp_path: Path) -> None:
-    keys = secured_kafka_keys
+@pytest.mark.parametrize("listener", ["secured_kafka_keys", "ssl_kafka_keys"])
+def test_a_standalone_worker_moves_lines_over_sasl_ssl_and_over_ssl_with_a_client_certificate(
+    request: pytest.FixtureRequest, tmp_path: Path, listener: str
+) -> None:
+    keys: dict[str, str] = request.getfixturevalue(listener)
     topic = f"secured-{uuid.uuid4().hex[:8]}"
     security = {k: v for k, v in keys.items() if k != "bootstrap.servers"}
     props = worker_props(
@@ -59,6 +62,34 @@ def test_a_standalone_worker_moves_lines_over_sasl_ssl(secured_kafka_keys: dict[
         wait_until(lambda: line_count(sink_file) >= 500, 90, "500 lines through the secured listener", interval=0.2)
         assert all_running(client, "src", 1) and all_running(client, "sink", 1)
     assert sink_file.read_text() == source_file.read_text()
+
+
+@pytest.mark.parametrize("isolation", ["thread", "process"])
+def test_a_standalone_worker_whose_clients_kafka_refuses_says_so_in_health(
+    secured_kafka_keys: dict[str, str], tmp_path: Path, isolation: str
+) -> None:
+    keys = {**secured_kafka_keys}
+    keys["sasl.jaas.config"] = keys["sasl.jaas.config"].replace('password="', 'password="wrong-')
+    security = {k: v for k, v in keys.items() if k != "bootstrap.servers"}
+    props = worker_props(
+        keys["bootstrap.servers"], tmp_path / "connect.offsets", **{f"producer.{k}": v for k, v in security.items()}
+    )
+    props["task.isolation"] = isolation  # in a task process, the failure reaches the worker over the channel
+    source_file = tmp_path / "in.txt"
+    source_file.write_text("a line\n")
+    source = {"connector.class": "FileStreamSource", "file": str(source_file), "topic": "refused"}
+    with running_worker(props) as (_, client):
+        assert client.get("/health").status_code == 200
+        assert client.post("/connectors", json={"name": "src", "config": source}).status_code == 201
+
+        def unhealthy() -> dict[str, object] | None:
+            response = client.get("/health")
+            return response.json() if response.status_code == 500 else None
+
+        health = wait_until(unhealthy, 60, "/health to report the refused clients", interval=0.5)
+        assert health["status"] == "unhealthy"
+        assert "SASL authentication error" in str(health["message"]), health
+        assert "wrong-" not in str(health["message"])
 
 
 def test_the_ssl_listener_wants_a_client_certificate_from_a_pkcs12_key_store(ssl_kafka_keys: dict[str, str]) -> None:

@@ -57,6 +57,9 @@ T = TypeVar("T")
 
 REQUEST_TIMEOUT_S = 90.0
 HEALTH_TIMEOUT_S = 10.0
+# How long /health says unhealthy after a Kafka client was refused (wrong password, untrusted certificate):
+# librdkafka retries at least every 10 s (reconnect.backoff.max.ms), so a lasting refusal stays within it.
+KAFKA_REFUSAL_RECENT_S = 30.0
 _RECONFIGURE_BACKOFF_S = (0.25, 60.0)
 
 
@@ -130,6 +133,9 @@ class StandaloneHerder(BaseHerder):
         if not self._lock.acquire(timeout=HEALTH_TIMEOUT_S):
             return UNHEALTHY
         self._lock.release()
+        refused = self.worker.clients.problems.recent(KAFKA_REFUSAL_RECENT_S)
+        if refused is not None:
+            return WorkerHealth("unhealthy", f"Kafka refuses this worker's clients: {refused}")
         return HEALTHY
 
     def connectors(self) -> list[str]:

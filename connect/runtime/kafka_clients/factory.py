@@ -14,6 +14,7 @@ Called from the worker's and herders' threads; it keeps no state beyond the sett
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 import time
@@ -40,6 +41,7 @@ from connect.runtime.kafka_client_config import (
 from connect.runtime.kafka_clients.admin import KafkaAdmin
 from connect.runtime.kafka_clients.consumer import KafkaSinkConsumer
 from connect.runtime.kafka_clients.errors import connect_error, describe
+from connect.runtime.kafka_clients.problems import ClientProblems
 from connect.runtime.kafka_clients.protocols import ProducerLike, SinkConsumer, TransactionalProducer
 from connect.runtime.kafka_clients.transactional import KafkaTransactionalProducer, transactional_config
 from connect.runtime.metrics.client_stats import CLIENT_STATISTICS, STATISTICS_INTERVAL_MS
@@ -49,6 +51,8 @@ log = logging.getLogger(__name__)
 # Named for the package, not this module: entry points quiet librdkafka's own log lines by that name.
 librdkafka_log = logging.getLogger(f"{__package__}.librdkafka")
 
+# A wrong SASL password, a broker certificate the trust store does not vouch for: retried for ever.
+_CONNECTION_REFUSALS = frozenset({KafkaError._AUTHENTICATION, KafkaError._SSL})
 _UNKNOWN_PROPERTY = re.compile(r'No such configuration property: "([^"]+)"')
 
 
@@ -71,6 +75,8 @@ class KafkaClients:
         self.override_policy = override_policy
         # Without worker settings (tests, tools), internal clients connect as the consumers do.
         self._internal = dict(internal_props if internal_props is not None else internal_client_props(consumer_props))
+        self.problems = ClientProblems()
+        """Authentication and TLS failures of the clients built here (for the worker's health)."""
 
     @classmethod
     def from_worker_config(cls, config: Any) -> KafkaClients:
@@ -130,7 +136,7 @@ class KafkaClients:
         config = self.internal_config("consumer", client_id, {"enable.auto.commit": "false", **settings})
         max_records = int(settings.get("max.poll.records", DEFAULT_MAX_POLL_RECORDS))
         cooperative = "cooperative" in config.get("partition.assignment.strategy", "")
-        return KafkaSinkConsumer(_create(Consumer, config, "consumer"), cooperative, max_records)
+        return KafkaSinkConsumer(self._build(Consumer, config, "consumer"), cooperative, max_records)
 
     # -- clients --------------------------------------------------------------------------------
 
@@ -146,13 +152,13 @@ class KafkaClients:
         config: dict[str, Any] = dict(self.producer_config(client_id, connector_config))
         if failure_reports_only:
             config["delivery.report.only.error"] = True  # the Python client wants a bool here
-        producer: ProducerLike = _create(Producer, config, "producer")
+        producer: ProducerLike = self._build(Producer, config, "producer")
         return producer
 
     def dlq_producer(self, task: ConnectorTaskId, connector_config: Mapping[str, str]) -> ProducerLike:
         """A sink task's dead letter queue producer, client id `connector-dlq-producer-<name>-<task>`."""
         client_id = f"connector-dlq-producer-{task.connector}-{task.task}"
-        producer: ProducerLike = _create(Producer, self.producer_config(client_id, connector_config), "producer")
+        producer: ProducerLike = self._build(Producer, self.producer_config(client_id, connector_config), "producer")
         return producer
 
     def transactional_producer(
@@ -171,7 +177,7 @@ class KafkaClients:
         config: dict[str, Any] = self.transactional_producer_config(task, connector_config, transactional_id)
         if failure_reports_only:
             config["delivery.report.only.error"] = True
-        producer: TransactionalProducer = _create(KafkaTransactionalProducer, config, "producer")
+        producer: TransactionalProducer = self._build(KafkaTransactionalProducer, config, "producer")
         return producer
 
     def transactional_producer_config(
@@ -199,7 +205,7 @@ class KafkaClients:
         def fence(transactional_id: str) -> None:
             client_id = f"kconnect-fencer-{transactional_id}"
             config = transactional_config({**base, "client.id": client_id}, transactional_id)
-            producer = _create(Producer, config, "producer")
+            producer = self._build(Producer, config, "producer")
             try:
                 producer.init_transactions(max(deadline - time.monotonic(), 0.1))
             except KafkaException as exc:
@@ -216,17 +222,22 @@ class KafkaClients:
         max_records = int(java.get("max.poll.records", DEFAULT_MAX_POLL_RECORDS))
         config = to_librdkafka(java, "consumer")
         cooperative = "cooperative" in config.get("partition.assignment.strategy", "")
-        return KafkaSinkConsumer(_create(Consumer, config, "consumer"), cooperative, max_records)
+        return KafkaSinkConsumer(self._build(Consumer, config, "consumer"), cooperative, max_records)
 
     def admin(self, client_id: str = "kconnect-admin", connector_config: Mapping[str, str] | None = None) -> KafkaAdmin:
-        return KafkaAdmin(_create(AdminClient, self.admin_config(client_id, connector_config), "admin"))
+        return KafkaAdmin(self._build(AdminClient, self.admin_config(client_id, connector_config), "admin"))
+
+    def _build(self, factory: Callable[[dict[str, Any]], Any], config: Mapping[str, Any], client: str) -> Any:
+        return _create(factory, config, client, self.problems)
 
 
-def _create(factory: Callable[[dict[str, Any]], Any], config: Mapping[str, Any], client: str) -> Any:
+def _create(
+    factory: Callable[[dict[str, Any]], Any], config: Mapping[str, Any], client: str, problems: ClientProblems
+) -> Any:
     """Build a client; keys librdkafka does not know (missed by the translation) are dropped with a warning."""
     settings: dict[str, Any] = dict(config)
     settings["logger"] = librdkafka_log
-    settings["error_cb"] = _log_client_error
+    settings["error_cb"] = functools.partial(_log_client_error, problems)
     if client in ("consumer", "producer"):
         settings.setdefault("statistics.interval.ms", STATISTICS_INTERVAL_MS)
         settings["stats_cb"] = CLIENT_STATISTICS.on_stats
@@ -242,8 +253,10 @@ def _create(factory: Callable[[dict[str, Any]], Any], config: Mapping[str, Any],
     raise ConfigError(f"Invalid {client} configuration")
 
 
-def _log_client_error(error: KafkaError) -> None:
+def _log_client_error(problems: ClientProblems, error: KafkaError) -> None:
     # Called from poll/consume/flush for client-level errors (e.g. all brokers down); librdkafka retries.
+    if error.code() in _CONNECTION_REFUSALS:
+        problems.note(error.str())
     if error.fatal():
         log.error("Kafka client fatal error: %s", error.str())
     else:

@@ -10,6 +10,7 @@ built; they are kept and applied once it is.
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
 import logging
 import threading
@@ -106,10 +107,13 @@ class HostedTask:
             if offsets_topic is None
             else RelayedTransactionalOffsetStore(self._channel, offsets_topic)
         )
+        clients = KafkaClients.from_worker_config(config)
+        # Kafka refusing the task's clients is the worker's health: it hears of each refusal.
+        clients.problems.forward = functools.partial(self._say_to_worker, "client_problem")
         resources = WorkerResources(
             config,
             _plugins(start.connector_class),
-            KafkaClients.from_worker_config(config),
+            clients,
             offsets,
             self.status,
             self.status.on_topic_used,
@@ -146,6 +150,10 @@ class HostedTask:
                 runner.stop()
                 deadline = time.monotonic() + graceful_s
         return silenced
+
+    def _say_to_worker(self, op: str, *args: object) -> None:
+        with contextlib.suppress(ChannelClosedError):  # the worker is gone: nobody to tell
+            self._channel.note(op, *args)
 
     def _say(self, op: str, *args: object) -> None:
         with contextlib.suppress(ChannelClosedError):  # the worker is gone: nobody waits for the word

@@ -30,6 +30,7 @@ from multiprocessing.process import BaseProcess
 from typing import TYPE_CHECKING, Any, cast
 
 from connect.api.errors import ConnectError
+from connect.runtime.kafka_clients.problems import ClientProblems
 from connect.runtime.metrics.groups import MetricGroup
 from connect.runtime.offsets import OffsetStore
 from connect.runtime.task_process import child
@@ -90,6 +91,7 @@ class TaskHost:
                 "offsets.snapshot": offsets.snapshot,
                 "offsets.records": self._offset_records,
                 "ownership": self._check_ownership,
+                "client_problem": self._pool.client_problems.note,
             },
             name=self.name,
             on_closed=self._channel_closed,
@@ -182,10 +184,18 @@ class TaskHost:
 
 
 class TaskHosts:
-    def __init__(self, max_processes: int, offset_store: OffsetStore, silence_s: float | None) -> None:
+    def __init__(
+        self,
+        max_processes: int,
+        offset_store: OffsetStore,
+        silence_s: float | None,
+        client_problems: ClientProblems | None = None,
+    ) -> None:
+        """`client_problems`: where the processes' Kafka clients' refusals go (the worker's, for its health)."""
         self.max_processes = max_processes
         self.offset_store = offset_store
         self.silence_s = silence_s
+        self.client_problems = client_problems or ClientProblems()
         self._lock = threading.Lock()
         self._hosts: list[TaskHost] = []
         self._numbers = iter(range(1, 1 << 62))
