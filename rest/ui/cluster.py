@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import ssl
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -80,7 +80,7 @@ async def gather(
 
 async def _figures_of(
     worker: ClusterWorker, local: Callable[[], list[TaskFigures]], client: AsyncClient
-) -> tuple[list[Mapping[str, Any]], str | None]:
+) -> tuple[Sequence[Mapping[str, Any]], str | None]:
     if worker.local:
         # Asking the task processes of this worker may block briefly: off the event loop.
         return list(await asyncio.to_thread(local)), None

@@ -107,7 +107,7 @@ def test_create_watch_pause_restart_and_delete(
     assert source.locator("td.type").inner_text() == "source"
     # The sparkline has a point once the page saw the task's counter twice; lines written after that
     # make it rise (the counter is the task's poll total, which the worker's metrics give).
-    source.locator("td.rate polyline[points]").wait_for(state="attached")
+    source.locator('td.rate polyline[points*=","]').wait_for(state="attached")
     source_file.write_text("".join(f"line {n}\n" for n in range(LINES)))
     page.wait_for_function(
         """() => { const line = document.querySelector('#rows tr[data-name="pageviews-source"] td.rate polyline');
@@ -128,7 +128,7 @@ def test_create_watch_pause_restart_and_delete(
     assert created.status_code == 201, created.text
     sink = row(page, "pageviews-sink")
     sink.locator(".chip.FAILED").wait_for()
-    sink.click()
+    sink.locator("td.name").click()  # the left of the row: the details panel covers its right
     page.locator("#detail details.trace pre", has_text="Couldn't find or create file").wait_for()
     page.screenshot(path=screens / "dashboard-failed-task.png")
 
@@ -149,14 +149,28 @@ def test_create_watch_pause_restart_and_delete(
     with source_file.open("a") as out:
         out.writelines(f"more {n}\n" for n in range(50))
     sink.locator("td.lag", has_text=exactly("50")).wait_for()
-    assert sink_lag(client, "pageviews-sink") == 50
+    # The same figure the worker gives (a paused task's lag comes from end offsets asked of the brokers).
+    wait_until(lambda: sink_lag(client, "pageviews-sink") == 50, 30, "the worker's figure of the sink's lag")
+    page.click("#detail-close")
     page.screenshot(path=screens / "dashboard.png")
+    sink.locator("td.name").click()
     page.click('#detail-actions button[data-action="resume"]')
     sink.locator("td.lag", has_text=exactly("0")).wait_for()
     wait_until(lambda: line_count(sink_file) == LINES + 50, 60, "the paused records in the sink's file")
 
+    # Edit: the form opens with the connector's config, and saves what was changed.
+    page.click('#detail-actions button[data-action="edit"]')
+    page.wait_for_function(
+        "(file) => document.querySelector('.field[data-key=\"file\"] input')?.value === file", arg=str(sink_file)
+    )
+    assert page.locator('.field[data-key="topics"] input').input_value() == topic
+    page.fill('.field[data-key="file"] input', str(tmp_path / "out" / "edited.txt"))
+    page.click("#editor-save")
+    page.locator("#editor").wait_for(state="hidden")
+    assert client.get("/connectors/pageviews-sink/config").json()["file"] == str(tmp_path / "out" / "edited.txt")
+
     # Delete the source through the panel (after the browser's confirmation).
-    source.click()
+    source.locator("td.name").click()
     page.once("dialog", lambda dialog: dialog.accept())
     page.click('#detail-actions button[data-action="delete"]')
     source.wait_for(state="detached")
@@ -225,21 +239,40 @@ def secured(
         yield worker, unauthenticated
 
 
-def test_behind_basic_auth(chromium: Browser, secured: tuple[StandaloneWorker, httpx.Client], screens: Path) -> None:
+def refused(chromium: Browser, url: str, **context: Any) -> list[int]:
+    """The statuses the worker answered a page load with (the dashboard must not show)."""
+    from playwright.sync_api import Error as PlaywrightError
+
+    browser_context = chromium.new_context(**context)
+    page = browser_context.new_page()
+    statuses: list[int] = []
+    page.on("response", lambda response: statuses.append(response.status))
+    try:
+        page.goto(url + "/ui")
+    except PlaywrightError as exc:  # Chromium may end the load when the credentials it sent were refused
+        assert "ERR_INVALID_AUTH_CREDENTIALS" in str(exc)
+    assert page.locator("#rows").count() == 0  # no dashboard
+    browser_context.close()
+    return statuses
+
+
+def test_behind_basic_auth(
+    chromium: Browser, secured: tuple[StandaloneWorker, httpx.Client], unique_topic: str, screens: Path
+) -> None:
     worker, client = secured
-    config = {"connector.class": "FileStreamSource", "topic": "t", "file": "/dev/null"}
+    config = {"connector.class": "FileStreamSource", "topic": unique_topic, "file": "/dev/null"}
     assert client.post("/connectors", json={"name": "guarded", "config": config}).status_code == 201
 
-    # Every path needs credentials, the page and its assets included: without them, or with wrong ones, 401.
-    open_page(chromium, worker.local_url, status=401).context.close()
-    wrong = {"username": "operator", "password": "wrong"}
-    open_page(chromium, worker.local_url, status=401, http_credentials=wrong).context.close()
+    # Every path needs credentials, the page included: without them, or with wrong ones, the worker answers
+    # 401 and no dashboard shows.
+    assert refused(chromium, worker.local_url) == [401]
+    assert refused(chromium, worker.local_url, http_credentials={"username": "operator", "password": "wrong"}) == [401]
 
     right = {"username": "operator", "password": "op-secret-4321"}
     page = open_page(chromium, worker.local_url, http_credentials=right)
     row(page, "guarded").locator(".chip.RUNNING").wait_for()
     # The page's own requests carry the credentials: the worker list is the answer of /ui/api/task-metrics.
-    worker_id = client.get("/connectors/guarded/status").json()["worker_id"]
+    worker_id = client.get("/connectors/guarded/status").json()["connector"]["worker_id"]
     page.locator(f'#workers li[data-worker="{worker_id}"]').wait_for()
     page.locator("#live:not(.stale)").wait_for()
     assert page.locator("#banner").is_hidden()

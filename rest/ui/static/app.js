@@ -77,6 +77,7 @@
     svg.setAttribute("viewBox", `0 0 ${POINTS - 1} 20`);
     svg.setAttribute("preserveAspectRatio", "none");
     const line = document.createElementNS(SVG, "polyline");
+    line.setAttribute("vector-effect", "non-scaling-stroke"); // the box is stretched; the line should not be
     svg.append(line);
     return svg;
   }
@@ -232,7 +233,9 @@
     const tr = el("tr", { "data-name": name });
     const cells = {};
     for (const key of ["name", "type", "plugin", "state", "worker", "tasks", "rate", "lag"]) {
-      cells[key] = el("td", { class: key === "rate" || key === "lag" ? `${key} num` : key });
+      // The state's cell is "status": ".state" is its badge alone.
+      const name = key === "state" ? "status" : key;
+      cells[key] = el("td", { class: key === "rate" || key === "lag" ? `${key} num` : name });
       tr.append(cells[key]);
     }
     cells.name.append(el("span", { class: "name-text" }));
