@@ -43,9 +43,11 @@ def standalone(kafka_bootstrap: str, tmp_path: Path) -> Iterator[tuple[Standalon
         yield running
 
 
-def open_page(chromium: Browser, url: str, status: int = 200, **context: Any) -> Page:
+def open_page(chromium: Browser, url: str, status: int = 200, init_script: str = "", **context: Any) -> Page:
     page = chromium.new_context(viewport={"width": 1400, "height": 900}, **context).new_page()
     page.set_default_timeout(PAGE_TIMEOUT_MS)
+    if init_script:
+        page.add_init_script(init_script)  # runs before the page's own scripts
     response = page.goto(url + "/ui")
     assert response is not None and response.status == status
     return page
@@ -194,12 +196,11 @@ def test_five_hundred_connectors(
             },
         )
         assert response.status_code == 201, response.text
-    page = open_page(chromium, worker.local_url)
-    page.evaluate(
-        """() => { window.longTasks = [];
-                   new PerformanceObserver((list) => window.longTasks.push(...list.getEntries().map((e) => e.duration)))
-                     .observe({ type: 'longtask', buffered: true }); }"""
-    )
+    # Every task that blocks the main thread for more than 50 ms, from before the page's first script.
+    long_tasks = """window.longTasks = [];
+        new PerformanceObserver((list) => window.longTasks.push(...list.getEntries().map((e) => e.duration)))
+          .observe({ type: 'longtask' });"""
+    page = open_page(chromium, worker.local_url, init_script=long_tasks)
     page.locator("#count", has_text=f"{count} connectors").wait_for()
     assert page.locator("#rows tr").count() == count
     page.screenshot(path=screens / "dashboard-500.png")
@@ -214,8 +215,12 @@ def test_five_hundred_connectors(
     page.locator("#count", has_text=f"10 of {count} connectors").wait_for()
     assert page.locator("#rows tr:visible").count() == 10
     longest = max(page.evaluate("() => window.longTasks"), default=0.0)
+    print(f"500 connectors: the longest main-thread task took {longest:.0f} ms")
     # A frozen page is seconds of blocked main thread; two shared cores make a few hundred ms normal.
     assert longest < 5_000, f"the main thread was blocked for {longest:.0f} ms"
+    # The measure sees a blocked main thread when there is one (a task of the page's own that spins 150 ms).
+    page.evaluate("() => setTimeout(() => { const t = performance.now(); while (performance.now() - t < 150); })")
+    page.wait_for_function("() => window.longTasks.some((duration) => duration >= 150)")
     page.context.close()
 
 
