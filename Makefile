@@ -4,9 +4,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup run test test-unit lint bench bench-quick bench-quick-all clean kafka-jars hadoop-jars s3a-jars sql-servers prometheus
+.PHONY: setup run test test-unit lint bench bench-quick bench-quick-all clean kafka-jars hadoop-jars s3a-jars sql-servers prometheus chromium
 
-setup: $(STAMP) kafka-jars hadoop-jars s3a-jars sql-servers prometheus
+setup: $(STAMP) kafka-jars hadoop-jars s3a-jars sql-servers prometheus chromium
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -33,6 +33,10 @@ sql-servers:
 # The Prometheus server the metrics tests scrape workers with (tests/fixtures/prometheus): Debian's package.
 prometheus:
 	@bash tests/fixtures/prometheus/install.sh
+
+# The headless browser the dashboard tests drive (tests/fixtures/browser): Debian's chromium, never a downloaded one.
+chromium:
+	@bash tests/fixtures/browser/install.sh
 
 run: setup
 	$(BIN)/python -m workers.demo

@@ -20,6 +20,8 @@ from rest.routes import connectors, lifecycle, offsets, plugins, root
 from rest.routes import loggers as logger_routes
 from rest.routes import metrics as metric_routes
 from rest.routes.metrics import MetricsSource
+from rest.ui import ClusterView, single_worker
+from rest.ui import router as ui_router
 
 _DESCRIPTION = (
     "Kafka Connect's REST API, served by kconnect. Every error answers "
@@ -51,11 +53,13 @@ def create_app(
     *,
     loggers: LoggerLevels | None = None,
     metrics: MetricsSource | None = None,
+    cluster: ClusterView | None = None,
     title: str = "kconnect",
     version: str | None = None,
 ) -> FastAPI:
     """Build the REST app over `herder`; `loggers` defaults to this process's logging hierarchy; `metrics`
-    gives what `GET /metrics` serves (without it: no metrics, only the path)."""
+    gives what `GET /metrics` serves (without it: no metrics, only the path); `cluster` names the workers
+    whose task figures the dashboard gathers (without it: this worker alone)."""
     app = _ConnectApi(
         title=title,
         version=version or _package_version(),
@@ -67,9 +71,11 @@ def create_app(
     app.state.herder = herder
     app.state.logger_levels = loggers if loggers is not None else LoggerLevels()
     app.state.metrics = metrics if metrics is not None else list
+    app.state.cluster = cluster if cluster is not None else single_worker("this worker", "")
     install_error_handlers(app)
     for module in (root, connectors, lifecycle, offsets, plugins, logger_routes, metric_routes):
         app.include_router(module.router)
+    app.include_router(ui_router)
     app.add_middleware(StripTrailingSlash)
     return app
 

@@ -41,6 +41,7 @@ from workers.common.rest_listener import start_rest_listener, worker_id_of
 from workers.distributed.clients import connector_clients, internal_clients, membership_consumer_factory
 from workers.distributed.cluster_loggers import ClusterLoggers
 from workers.distributed.cluster_metrics import RebalanceMetrics, cluster_metric_groups
+from workers.distributed.cluster_view import cluster_view
 from workers.distributed.coordinator import Coordinator, Identity, Timing
 from workers.distributed.distributed_config import SLOTS_STORAGE_TOPIC
 from workers.distributed.generations import Generations
@@ -198,7 +199,8 @@ class DistributedWorker:
             work.running,
             lambda: len(membership.owned()),
         )
-        deferred.attach(create_app(self.herder, loggers=loggers, metrics=metrics))
+        cluster = cluster_view(slot_log, worker_id, url, config)
+        deferred.attach(create_app(self.herder, loggers=loggers, metrics=metrics, cluster=cluster))
 
     def stop(self) -> None:
         """Stop REST, leave the group (tasks stop and commit), then the Worker and the logs."""

@@ -27,6 +27,7 @@ from connect.runtime.worker import Worker
 from connect.runtime.worker_config import OFFSET_STORAGE_FILE, WorkerConfig
 from rest.app import create_app
 from rest.server import RestServer
+from rest.ui import single_worker
 from workers.common.deferred_app import DeferredApp
 from workers.common.heap import settle_heap
 from workers.common.logs import redact_logs
@@ -142,7 +143,8 @@ class StandaloneWorker:
         worker.secrets.on_change(lambda name: herder.restart_connector(RestartRequest(name, include_tasks=True)))
         self._undo_log_redaction = redact_logs(worker.secrets.redactor)
         self.herder.start()
-        deferred.attach(create_app(self.herder, loggers=loggers, metrics=worker.metric_groups))
+        cluster = single_worker(worker_id, rest.advertised_url)
+        deferred.attach(create_app(self.herder, loggers=loggers, metrics=worker.metric_groups, cluster=cluster))
 
     def stop(self) -> None:
         """Stop REST, then every task and connector (final offset commits), the worker and its offset store."""
