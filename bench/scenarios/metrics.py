@@ -205,7 +205,7 @@ def _scrape_java(ctx: RunContext, java: JavaConnect) -> SystemResult:
     port = free_port()
     workdir = ctx.scratch("metrics-scrape-java")
     agent = jmx_exporter.agent_option(jar, port)
-    system = JavaConnect(java.jars, java.version, (*java.kafka_opts, agent))
+    system = JavaConnect(java.jars.with_tools(), java.version, (*java.kafka_opts, agent))
     worker = start_worker(system, ctx.processes, ctx.bootstrap_servers, workdir)
     try:
         _load(ctx, worker, JAVA_CONNECT)

@@ -13,10 +13,9 @@ Names are lower case with `-` as `_`; an attribute ending in `-total` is a count
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-
-from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
-from prometheus_client.exposition import generate_latest
+import functools
+import math
+from collections.abc import Iterable
 
 from connect.runtime.metrics import catalog
 from connect.runtime.metrics.groups import MetricGroup, Value
@@ -31,48 +30,80 @@ def metric_name(
     domain: str, group: str, tag_names: tuple[str, ...], attribute: str, value: Value
 ) -> tuple[str, str, list[str]]:
     """The Prometheus name, type and label names of one attribute of a group."""
-    labels = [_label(tag) for tag in tag_names]
+    name, kind, labels = _name(domain, group, tag_names, attribute, isinstance(value, str))
+    return name, kind, list(labels)
+
+
+@functools.lru_cache(maxsize=4096)
+def _name(
+    domain: str, group: str, tag_names: tuple[str, ...], attribute: str, text: bool
+) -> tuple[str, str, tuple[str, ...]]:
+    # Cached: a scrape of 400 tasks names the same few hundred attributes thousands of times.
+    labels = tuple(_label(tag) for tag in tag_names)
     if domain != "connect":
         kind = COUNTER if attribute.endswith("-total") else GAUGE
         return _sanitize(f"kafka_{domain}_{attribute}"), kind, labels
-    if isinstance(value, str):
+    if text:
         if group == "connector-task-metrics" and attribute == "status":
-            return "kafka_connect_connector_task_status", GAUGE, [*labels, "status"]
+            return "kafka_connect_connector_task_status", GAUGE, (*labels, "status")
         if group in _TEXT_GROUPS:
             base = "connector" if group == "connector-metrics" else "worker_rebalance"
-            return _sanitize(f"kafka_connect_{base}_{attribute}"), GAUGE, [*labels, _sanitize(attribute)]
+            return _sanitize(f"kafka_connect_{base}_{attribute}"), GAUGE, (*labels, _sanitize(attribute))
     base = group.removeprefix("connect-").removesuffix("-metrics")
     kind = COUNTER if attribute.endswith("-total") else GAUGE
     return _sanitize(f"kafka_connect_{base}_{attribute}"), kind, labels
 
 
+class _Family:
+    __slots__ = ("help", "kind", "labels", "samples")
+
+    def __init__(self, kind: str, labels: tuple[str, ...], help_text: str) -> None:
+        self.kind = kind
+        self.labels = labels
+        self.help = help_text
+        self.samples: list[str] = []
+
+
 def render(groups: Iterable[MetricGroup]) -> bytes:
-    return generate_latest(_Families(groups))
+    """Prometheus' text format (version 0.0.4), as prometheus-client writes it: HELP and TYPE per family,
+    counters' samples named `_total`. Written here rather than through the client's registry, which
+    builds an object per sample and took about twice as long for a worker running 400 tasks."""
+    families: dict[str, _Family] = {}
+    for group in groups:
+        tag_names = tuple(name for name, _ in group.tags)
+        tag_values = [_escape_value(value) for _, value in group.tags]
+        for attribute, value in group.values.items():
+            text = isinstance(value, str)
+            name, kind, labels = _name(group.domain, group.group, tag_names, attribute, text)
+            family = families.get(name)
+            if family is None:
+                help_text = group.help.get(attribute) or catalog.description(group.group, tag_names, attribute)
+                family = families[name] = _Family(kind, labels, help_text or attribute)
+            values = [*tag_values, _escape_value(value)] if text else tag_values
+            pairs = ",".join(f'{label}="{v}"' for label, v in zip(family.labels, values, strict=True))
+            number = "1.0" if text else _number(float(value))
+            family.samples.append(f"{{{pairs}}} {number}\n" if pairs else f" {number}\n")
+    out: list[str] = []
+    for name, family in families.items():  # a counter's name ends in _total already (its attribute in -total)
+        out.append(f"# HELP {name} {_escape_help(family.help)}\n# TYPE {name} {family.kind}\n")
+        out.extend(name + sample for sample in family.samples)
+    return "".join(out).encode()
 
 
-class _Families:
-    def __init__(self, groups: Iterable[MetricGroup]) -> None:
-        self._groups = groups
+def _number(value: float) -> str:
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "+Inf" if value > 0 else "-Inf"
+    return repr(value)
 
-    def collect(self) -> Iterator[Metric]:
-        families: dict[str, Metric] = {}
-        for group in self._groups:
-            tag_names = tuple(name for name, _ in group.tags)
-            tag_values = [value for _, value in group.tags]
-            for attribute, value in group.values.items():
-                name, kind, labels = metric_name(group.domain, group.group, tag_names, attribute, value)
-                family = families.get(name)
-                if family is None:
-                    help_text = (
-                        group.help.get(attribute) or catalog.description(group.group, tag_names, attribute) or attribute
-                    )
-                    family_type = CounterMetricFamily if kind == COUNTER else GaugeMetricFamily
-                    family = families[name] = family_type(name, help_text, labels=labels)
-                if isinstance(value, str):
-                    family.add_metric([*tag_values, value], 1.0)  # type: ignore[attr-defined]
-                else:
-                    family.add_metric(tag_values, float(value))  # type: ignore[attr-defined]
-        yield from families.values()
+
+def _escape_value(value: object) -> str:
+    return str(value).replace("\\", "\\\\").replace("\n", "\\n").replace('"', '\\"')
+
+
+def _escape_help(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("\n", "\\n")
 
 
 def _label(tag: str) -> str:
