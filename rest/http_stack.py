@@ -3,8 +3,10 @@
 1. `response.http.headers.config` headers, on every response (401s included);
 2. CORS (`access.control.allow.*`), so preflights are answered without credentials and refusals carry
    the CORS headers a browser needs to read them;
-3. authentication by the authenticators of `rest.extension.classes`, when any registered one;
-4. the request body limit (`rest.request.body.max.bytes`), inside authentication so that nobody
+3. cross-site writes refused (`cross_site`): a browser's POST, PUT, PATCH or DELETE from a page of another
+   origin than this worker's or those CORS allows;
+4. authentication by the authenticators of `rest.extension.classes`, when any registered one;
+5. the request body limit (`rest.request.body.max.bytes`), inside authentication so that nobody
    unauthenticated makes the worker read a body.
 
 Built before the listeners are bound, so a bad key or an extension that cannot start stops the worker.
@@ -20,6 +22,7 @@ from starlette.types import ASGIApp
 from connect.runtime.worker_config import WorkerConfig
 from rest.body_limit import REQUEST_BODY_MAX_BYTES, BodyLimit
 from rest.cors import ALLOW_METHODS, ALLOW_ORIGIN, with_cors
+from rest.cross_site import RefuseCrossSiteWrites
 from rest.extensions.authentication import RequireAuthentication
 from rest.extensions.loader import REST_EXTENSION_CLASSES, RestExtensions, load_rest_extensions
 from rest.response_headers import RESPONSE_HTTP_HEADERS_CONFIG, ResponseHeaders, parse_header_rules
@@ -38,7 +41,9 @@ def http_stack(app: ASGIApp, config: WorkerConfig, environ: Mapping[str, str]) -
     wrapped: ASGIApp = BodyLimit(app, int(config.get(REQUEST_BODY_MAX_BYTES)))
     if extensions.authenticators:
         wrapped = RequireAuthentication(wrapped, extensions.authenticators)
-    wrapped = with_cors(wrapped, str(config.get(ALLOW_ORIGIN) or ""), str(config.get(ALLOW_METHODS) or ""))
+    allow_origin = str(config.get(ALLOW_ORIGIN) or "")
+    wrapped = RefuseCrossSiteWrites(wrapped, [o.strip() for o in allow_origin.split(",") if o.strip()])
+    wrapped = with_cors(wrapped, allow_origin, str(config.get(ALLOW_METHODS) or ""))
     if rules:
         wrapped = ResponseHeaders(wrapped, rules)
     return HttpStack(wrapped, extensions)

@@ -176,3 +176,37 @@ def test_a_chunked_body_is_counted_as_it_arrives() -> None:
         assert "content-length" not in chunked.request.headers
         assert chunked.status_code == 413
         assert httpx.get(f"{server.local_url()}/connectors").json() == []
+
+
+def test_a_browsers_write_from_another_site_is_refused_before_authentication(tmp_path: Path) -> None:
+    jaas = tmp_path / "jaas.conf"
+    users = tmp_path / "users"
+    users.write_text("admin: secret\n")
+    jaas.write_text(f'KafkaConnect {{ {MODULE} required file="{users}"; }};\n')
+    props = {
+        "rest.extension.classes": "org.apache.kafka.connect.rest.basic.auth.extension.BasicAuthSecurityRestExtension"
+    }
+    client = _client(props, {"KCONNECT_JAAS_CONFIG": str(jaas)})
+    body = {"name": "src", "config": file_source_config()}
+    forged = client.post(
+        "/connectors", json=body, headers={"Origin": "https://evil.example", **_basic("admin", "secret")}
+    )
+    assert forged.status_code == 403
+    assert forged.json()["error_code"] == 403 and "https://evil.example" in forged.json()["message"]
+    # Reads stay as they were; the worker's own pages and clients without Origin write as before.
+    assert (
+        client.get("/connectors", headers={"Origin": "https://evil.example", **_basic("admin", "secret")}).status_code
+        == 200
+    )
+    own = client.post("/connectors", json=body, headers={"Origin": "http://testserver", **_basic("admin", "secret")})
+    assert own.status_code == 201, own.text
+    assert client.delete("/connectors/src", headers=_basic("admin", "secret")).status_code == 204
+
+
+def test_origins_cors_allows_may_write() -> None:
+    client = _client({"access.control.allow.origin": "https://*.corp.example", "access.control.allow.methods": "POST"})
+    body = {"name": "src", "config": file_source_config()}
+    allowed = client.post("/connectors", json=body, headers={"Origin": "https://ui.corp.example"})
+    assert allowed.status_code == 201, allowed.text
+    refused = client.post("/connectors", json=body, headers={"Origin": "https://ui.other.example"})
+    assert refused.status_code == 403
