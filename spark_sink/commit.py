@@ -47,6 +47,8 @@ class EpochOutcome:
     stale: set[TopicPartition] = field(default_factory=set)
     files: int = 0
     rows: int = 0
+    row_bytes: int = 0
+    """The rows' size as Arrow held them for Spark, before Parquet encoded and compressed them."""
     spark_seconds: float = 0.0
     publish_seconds: float = 0.0
 
@@ -136,6 +138,7 @@ class EpochCommitter:
             outcome.epoch_id = epoch_id
             outcome.spark_seconds = time.monotonic() - started
             outcome.rows = sum(job.table.num_rows for job in plan.jobs)
+            outcome.row_bytes = sum(job.table.nbytes for job in plan.jobs)
             return plan, located
         raise AssertionError("unreachable")
 

@@ -2,7 +2,7 @@
 `kafka_connect_connector_plugin_<name>{connector, task}`.
 
 What a Spark Parquet sink user watches: how long each commit takes from its Spark job's start to its
-files published (`flush-time-ms`), what was committed (epochs, files, rows), how long the task held its
+files published (`flush-time-ms`), what was committed (epochs, files, rows, bytes), how long the task held its
 partitions paused because buffered and unwritten bytes reached `flush.max.bytes` (back-pressure), and how
 much it buffers now. Recorded once per commit outcome and per `put`, never per record.
 """
@@ -22,6 +22,10 @@ class SparkSinkMetrics:
         self._epochs = metrics.counter("epochs-committed-total", "Spark jobs whose files this task committed.")
         self._files = metrics.counter("files-committed-total", "Parquet files this task committed.")
         self._rows = metrics.counter("rows-committed-total", "Rows in the Parquet files this task committed.")
+        self._bytes = metrics.counter(
+            "bytes-committed-total",
+            "Bytes of the rows this task committed, as handed to Spark (before Parquet encoding and compression).",
+        )
         self._flush_ms = metrics.recorder(
             "flush-time-ms", "Milliseconds from a commit's Spark job starting to its files published"
         )
@@ -41,6 +45,7 @@ class SparkSinkMetrics:
         self._epochs.add()
         self._files.add(outcome.files)
         self._rows.add(outcome.rows)
+        self._bytes.add(outcome.row_bytes)
         self._flush_ms.record((outcome.spark_seconds + outcome.publish_seconds) * 1000)
 
     def back_pressure(self, paused: bool) -> None:

@@ -42,6 +42,7 @@ def test_epochs_of_several_partitions_read_back_exactly_once(
     [metrics] = sink.context.metrics.groups()
     assert metrics.values["files-committed-total"] == 12 and metrics.values["rows-committed-total"] == 360
     assert metrics.values["epochs-committed-total"] >= 1
+    assert float(metrics.values["bytes-committed-total"]) > 360 * 10
     assert float(metrics.values["flush-time-ms-max"]) > 0
 
     frame = spark.read.parquet(str(root))
