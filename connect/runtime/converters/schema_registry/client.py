@@ -85,7 +85,8 @@ class RegistryClient:
         if settings.user_info is not None:
             conf["basic.auth.user.info"] = settings.user_info
         try:
-            self._client = registry.SchemaRegistryClient(conf)
+            # `mock://` URLs give confluent-kafka's in-memory registry (the unit tests use it).
+            self._client = registry.SchemaRegistryClient.new_client(conf)
         except (ValueError, TypeError) as exc:
             raise DataError(f"Invalid Schema Registry client settings: {exc}") from None
         self.normalize = settings.normalize
