@@ -97,6 +97,7 @@ def test_a_batch_of_two_schemas_is_left_to_the_runtime_to_group():
     second = avro.from_connect_data("orders", other, Struct(other, {"id": 1}))
     assert avro.to_connect_data_batch("orders", [first, second]) is None
     assert avro.to_connect_data_batch("orders", [first, None]) is None
+    assert avro.to_connect_data_batch("orders", [None, None]) == (None, [None, None])
 
 
 def test_nulls_are_tombstones_both_ways():
