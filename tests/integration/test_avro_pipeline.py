@@ -45,7 +45,12 @@ def _failed_trace(client: httpx.Client, name: str) -> str | None:
 
 
 def test_datagen_to_file_through_avro_keeps_every_record(
-    kafka_bootstrap: str, topic_factory: Callable[..., str], schema_registry: LocalRegistry, tmp_path: Path
+    kafka_bootstrap: str,
+    topic_factory: Callable[..., str],
+    schema_registry: LocalRegistry,
+    registry_client: SchemaRegistryClient,
+    registry_converter: Callable[..., Any],
+    tmp_path: Path,
 ) -> None:
     topic = topic_factory(partitions=1)
     sink_file = tmp_path / "orders.txt"
@@ -76,26 +81,28 @@ def test_datagen_to_file_through_avro_keeps_every_record(
 
     raw = read_topic(kafka_bootstrap, topic, 1, "read_uncommitted")
     assert len(raw) == RECORDS
-    deserializer = AvroDeserializer(SchemaRegistryClient({"url": schema_registry.url}))
+    deserializer = AvroDeserializer(registry_client)
     context = SerializationContext(topic, MessageField.VALUE)
     decoded = [deserializer(value, context) for value in raw]
     assert sorted(d["seq"] for d in decoded) == list(range(RECORDS))
     assert all({"orderid", "itemid", "orderunits", "address"} <= d.keys() for d in decoded)
     assert {"city", "state", "zipcode"} <= decoded[0]["address"].keys()
 
-    converter = AvroConverter()
-    converter.configure({"schema.registry.url": schema_registry.url}, False)
+    converter = registry_converter(AvroConverter)
     expected = [str(v) for v in converter.to_connect_data_batch(topic, raw).values]  # type: ignore[union-attr]
     assert sink_file.read_text().splitlines() == expected
 
 
 def test_bad_values_go_to_the_dead_letter_queue_or_fail_the_task_with_the_reason(
-    kafka_bootstrap: str, topic_factory: Callable[..., str], schema_registry: LocalRegistry, tmp_path: Path
+    kafka_bootstrap: str,
+    topic_factory: Callable[..., str],
+    schema_registry: LocalRegistry,
+    registry_converter: Callable[..., Any],
+    tmp_path: Path,
 ) -> None:
     topic, dlq = topic_factory(partitions=1), topic_factory(partitions=1)
     schema = Schema.struct([("id", INT64_SCHEMA), ("name", STRING_SCHEMA)], name="shop.Customer")
-    writer = AvroConverter()
-    writer.configure({"schema.registry.url": schema_registry.url}, False)
+    writer = registry_converter(AvroConverter)
     good = [writer.from_connect_data(topic, schema, Struct(schema, {"id": n, "name": f"c{n}"})) for n in range(4)]
     no_magic = b'{"id": 1, "name": "json, not avro"}'
     unknown_id = b"\x00" + (7654321).to_bytes(4, "big") + b"\x02"

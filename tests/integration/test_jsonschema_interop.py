@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Callable
 from decimal import Decimal
+from typing import Any
 
 import pytest
 from confluent_kafka.schema_registry import SchemaRegistryClient
@@ -14,7 +16,6 @@ from confluent_kafka.serialization import MessageField, SerializationContext
 
 from connect.api.data import INT32_SCHEMA, INT64_SCHEMA, OPTIONAL_STRING_SCHEMA, STRING_SCHEMA, Schema, Struct
 from connect.runtime.converters.schema_registry.jsonschema import JsonSchemaConverter
-from tests.fixtures.schema_registry.server import LocalRegistry
 
 pytestmark = pytest.mark.integration
 
@@ -32,29 +33,28 @@ PERSON = {
 }
 
 
-def json_converter(registry: LocalRegistry, **configs: str) -> JsonSchemaConverter:
-    converter = JsonSchemaConverter()
-    converter.configure({"schema.registry.url": registry.url, **configs}, False)
-    return converter
+Make = Callable[..., Any]
 
 
-def test_values_written_by_confluents_json_serializer_read_back(schema_registry: LocalRegistry) -> None:
+def test_values_written_by_confluents_json_serializer_read_back(
+    registry_client: SchemaRegistryClient, registry_converter: Make
+) -> None:
     topic = f"json-{uuid.uuid4().hex[:10]}"
-    serializer = JSONSerializer(json.dumps(PERSON), SchemaRegistryClient({"url": schema_registry.url}))
+    serializer = JSONSerializer(json.dumps(PERSON), registry_client)
     context = SerializationContext(topic, MessageField.VALUE)
     people = [
         {"name": f"p{n}", "age": 20 + n, "email": None if n % 2 else f"p{n}@x", "scores": [n, 1.5]} for n in range(5)
     ]
     written = [serializer(person, context) for person in people]
 
-    batch = json_converter(schema_registry).to_connect_data_batch(topic, written)
+    batch = registry_converter(JsonSchemaConverter).to_connect_data_batch(topic, written)
     assert batch is not None and batch.schema is not None
     assert (batch.schema.name, batch.schema.version) == ("Person", 1)
     assert [dict(v.items()) for v in batch.values] == [{**p, "scores": [float(s) for s in p["scores"]]} for p in people]
 
 
 def test_values_written_by_the_converter_read_back_with_confluents_json_deserializer(
-    schema_registry: LocalRegistry,
+    registry_client: SchemaRegistryClient, registry_converter: Make
 ) -> None:
     topic = f"json-{uuid.uuid4().hex[:10]}"
     schema = Schema.struct(
@@ -68,13 +68,13 @@ def test_values_written_by_the_converter_read_back_with_confluents_json_deserial
         name="shop.Item",
     )
     # NUMERIC: the registered schema says a decimal is a number, and the deserializer validates against it.
-    converter = json_converter(schema_registry, **{"decimal.format": "NUMERIC"})
+    converter = registry_converter(JsonSchemaConverter, **{"decimal.format": "NUMERIC"})
     values = [
         Struct(schema, {"id": n, "name": f"i{n}", "note": None, "qty": n, "price": Decimal("1.25")}) for n in range(4)
     ]
     written = converter.from_connect_data_batch(topic, schema, values)
 
-    deserializer = JSONDeserializer(None, schema_registry_client=SchemaRegistryClient({"url": schema_registry.url}))
+    deserializer = JSONDeserializer(None, schema_registry_client=registry_client)
     context = SerializationContext(topic, MessageField.VALUE)
     assert [deserializer(data, context) for data in written] == [
         {"id": n, "name": f"i{n}", "note": None, "qty": n, "price": 1.25} for n in range(4)

@@ -193,7 +193,8 @@ def _from_json(schema: Schema) -> Codec:
     if kind in _INTS:
         return lambda v: _int(v, kind)
     if kind in _FLOATS:
-        return lambda v: float(v) if isinstance(v, int | float) and not isinstance(v, bool) else _wrong(v, kind)
+        # A Decimal when the document was read with exact decimals (a schema with a Decimal field).
+        return lambda v: float(v) if isinstance(v, int | float | Decimal) and not isinstance(v, bool) else _wrong(v, kind)
     if kind is SchemaType.BOOLEAN:
         return lambda v: v if isinstance(v, bool) else _wrong(v, kind)
     if kind is SchemaType.STRING:
