@@ -110,11 +110,11 @@ def run(ctx: RunContext) -> list[BenchmarkResult]:
     json_encoded = json_converter.from_connect_data_batch(TOPIC, ORDER, structs)
     framed = [serializer(d, context) for d in dicts]
 
+    def measured(body: Callable[[], Any]) -> Callable[[int], dict[str, float]]:
+        return lambda _: _timed(body, count)
+
     def sample(bodies: dict[str, Callable[[], Any]]) -> dict[str, dict[str, list[float]]]:
-        return {
-            key: repeat(lambda _, b=body: _timed(b, count), ctx.sizes.warmups, ctx.sizes.repetitions)
-            for key, body in bodies.items()
-        }
+        return {key: repeat(measured(body), ctx.sizes.warmups, ctx.sizes.repetitions) for key, body in bodies.items()}
 
     read = sample(
         {

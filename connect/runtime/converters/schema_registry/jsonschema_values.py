@@ -11,7 +11,7 @@ import base64
 import binascii
 from collections.abc import Callable
 from decimal import Decimal
-from typing import Any
+from typing import Any, NoReturn
 
 import orjson
 
@@ -194,7 +194,8 @@ def _from_json(schema: Schema) -> Codec:
         return lambda v: _int(v, kind)
     if kind in _FLOATS:
         # A Decimal when the document was read with exact decimals (a schema with a Decimal field).
-        return lambda v: float(v) if isinstance(v, int | float | Decimal) and not isinstance(v, bool) else _wrong(v, kind)
+        numbers = (int, float, Decimal)
+        return lambda v: float(v) if isinstance(v, numbers) and not isinstance(v, bool) else _wrong(v, kind)
     if kind is SchemaType.BOOLEAN:
         return lambda v: v if isinstance(v, bool) else _wrong(v, kind)
     if kind is SchemaType.STRING:
@@ -269,8 +270,9 @@ def _one_of_from_json(schema: Schema) -> Codec:
         for name, branch_schema, decode in branches:
             kinds = _JSON_KINDS[branch_schema.type]
             if isinstance(value, kinds) and (isinstance(value, bool) == (branch_schema.type is SchemaType.BOOLEAN)):
-                if branch_schema.type is SchemaType.STRUCT and not set(value) <= {f.name for f in branch_schema.fields}:
-                    continue
+                names = {f.name for f in branch_schema.fields}
+                if branch_schema.type is SchemaType.STRUCT and isinstance(value, dict) and not set(value) <= names:
+                    continue  # an object with keys the struct lacks is another branch's
                 values: dict[str, Any] = {f.name: None for f in schema.fields}
                 values[name] = decode(value)
                 return Struct.unchecked(schema, values)
@@ -287,7 +289,7 @@ def _int(value: Any, kind: SchemaType) -> int:
     return _wrong(value, kind)
 
 
-def _wrong(value: Any, kind: SchemaType) -> Any:
+def _wrong(value: Any, kind: SchemaType) -> NoReturn:
     raise DataError(f"Invalid value for {kind.name}: {value!r}")
 
 

@@ -157,7 +157,7 @@ def test_subject_name_strategies():
     topic_record = converter(**{"value.subject.name.strategy": "TopicRecordNameStrategy"})
     topic_record.from_connect_data("orders", ORDER, order(1))
     assert topic_record.client.latest("orders-shop.Order").schema_id > 0
-    with pytest.raises(ConfigError, match="value.subject.name.strategy"):
+    with pytest.raises(ConfigError, match=r"value\.subject\.name\.strategy"):
         converter(**{"value.subject.name.strategy": "NoSuchStrategy"})
 
 
@@ -181,7 +181,7 @@ def test_basic_auth_needs_user_and_password_and_sasl_inherit_is_refused():
         converter(**{"basic.auth.credentials.source": "USER_INFO", "basic.auth.user.info": "nopassword"})
     with pytest.raises(ConfigError, match="SASL_INHERIT"):
         converter(**{"basic.auth.credentials.source": "SASL_INHERIT"})
-    with pytest.raises(ConfigError, match="schema.registry.url"):
+    with pytest.raises(ConfigError, match=r"schema\.registry\.url"):
         AvroConverter().configure({}, False)
 
 
