@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import contextlib
 import importlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from connect.api.errors import DataError, RetriableError
+from connect.api.errors import ConfigError, DataError, RetriableError
 from connect.runtime.converters.schema_registry.settings import RegistrySettings
 
 EXTRA_HINT = "the Schema Registry converters need kconnect's `registry` extra: pip install 'kconnect[registry]'"
@@ -67,7 +67,8 @@ def _shown_urls(urls: tuple[str, ...]) -> str:
 
 
 class RegistryClient:
-    def __init__(self, settings: RegistrySettings) -> None:
+    def __init__(self, settings: RegistrySettings, tls: Mapping[str, str] | None = None) -> None:
+        """`tls`: the client's TLS settings (`RegistryTls.client_conf`)."""
         registry = import_optional("confluent_kafka.schema_registry")
         error_module = import_optional("confluent_kafka.schema_registry.error")
         self._schema_type = registry.Schema
@@ -84,11 +85,12 @@ class RegistryClient:
         }
         if settings.user_info is not None:
             conf["basic.auth.user.info"] = settings.user_info
+        conf.update(tls or {})
         try:
             # `mock://` URLs give confluent-kafka's in-memory registry (the unit tests use it).
             self._client = registry.SchemaRegistryClient.new_client(conf)
-        except (ValueError, TypeError) as exc:
-            raise DataError(f"Invalid Schema Registry client settings: {exc}") from None
+        except (ValueError, TypeError, OSError) as exc:  # OSError: a TLS file the client could not load
+            raise ConfigError(f"Invalid Schema Registry client settings: {self._scrubbed(str(exc))}") from None
         self.normalize = settings.normalize
 
     def close(self) -> None:

@@ -26,6 +26,7 @@ from connect.api.errors import DataError, RetriableError
 from connect.api.records import Headers
 from connect.runtime.converters.schema_registry import wire
 from connect.runtime.converters.schema_registry.client import RegistryClient
+from connect.runtime.converters.schema_registry.registry_tls import RegistryTls
 from connect.runtime.converters.schema_registry.settings import RegistrySettings, registry_config_def
 from connect.runtime.plugins.version import runtime_version
 
@@ -67,6 +68,7 @@ class RegistryConverter(Converter, abc.ABC):
     def __init__(self) -> None:
         self._settings: RegistrySettings | None = None
         self._client: RegistryClient | None = None
+        self._tls: RegistryTls | None = None
         self._writers: dict[tuple[str, Schema], Writer] = {}
         self._readers: dict[tuple[str, int], Reader] = {}
         self._last_writer: tuple[Schema, str, Writer] | None = None
@@ -108,7 +110,9 @@ class RegistryConverter(Converter, abc.ABC):
         self._settings = RegistrySettings.parse(configs, is_key)
         self._is_key = is_key
         self._configure_format(configs, self._settings)
-        self._client = RegistryClient(self._settings)
+        self.close()
+        self._tls = RegistryTls(configs)
+        self._client = RegistryClient(self._settings, self._tls.client_conf)
         self._writers.clear()
         self._readers.clear()
         self._last_writer = None
@@ -116,6 +120,10 @@ class RegistryConverter(Converter, abc.ABC):
     def close(self) -> None:
         if self._client is not None:
             self._client.close()
+            self._client = None
+        if self._tls is not None:
+            self._tls.close()
+            self._tls = None
 
     @property
     def client(self) -> RegistryClient:

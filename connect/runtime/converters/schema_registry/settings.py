@@ -194,6 +194,79 @@ def registry_config_def() -> ConfigDef:
             group=group,
         )
         .define(
+            "schema.registry.ssl.truststore.location",
+            ConfigType.STRING,
+            "",
+            None,
+            Importance.MEDIUM,
+            "Trust store (PEM or PKCS12; JKS must be converted) of the CAs the registry's certificate is checked "
+            "against; empty: the system's and certifi's CAs.",
+            group=group,
+        )
+        .define(
+            "schema.registry.ssl.truststore.password",
+            ConfigType.PASSWORD,
+            "",
+            None,
+            Importance.MEDIUM,
+            "Password of a PKCS12 trust store.",
+            group=group,
+        )
+        .define(
+            "schema.registry.ssl.truststore.type",
+            ConfigType.STRING,
+            "",
+            None,
+            Importance.LOW,
+            "PEM or PKCS12; empty: told from the file.",
+            group=group,
+        )
+        .define(
+            "schema.registry.ssl.keystore.location",
+            ConfigType.STRING,
+            "",
+            None,
+            Importance.MEDIUM,
+            "Key store (PEM or PKCS12) with this client's key and certificate, for registries that require them.",
+            group=group,
+        )
+        .define(
+            "schema.registry.ssl.keystore.password",
+            ConfigType.PASSWORD,
+            "",
+            None,
+            Importance.MEDIUM,
+            "Password of a PKCS12 key store.",
+            group=group,
+        )
+        .define(
+            "schema.registry.ssl.keystore.type",
+            ConfigType.STRING,
+            "",
+            None,
+            Importance.LOW,
+            "PEM or PKCS12; empty: told from the file.",
+            group=group,
+        )
+        .define(
+            "schema.registry.ssl.key.password",
+            ConfigType.PASSWORD,
+            "",
+            None,
+            Importance.MEDIUM,
+            "Password of the private key in a PEM key store.",
+            group=group,
+        )
+        .define(
+            "schema.registry.ssl.endpoint.identification.algorithm",
+            ConfigType.STRING,
+            "https",
+            None,
+            Importance.LOW,
+            "Accepted for Confluent's configs; the registry's host name is always checked.",
+            group=group,
+        )
+        .define(
             MAX_RETRIES,
             ConfigType.INT,
             3,
