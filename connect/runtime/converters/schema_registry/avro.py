@@ -13,6 +13,7 @@ from typing import Any
 
 from connect.api.data import Schema
 from connect.runtime.converters.schema_registry import wire
+from connect.runtime.converters.schema_registry.avro_compatibility import read_problems
 from connect.runtime.converters.schema_registry.avro_from_connect import avro_schema_of, full_name_of
 from connect.runtime.converters.schema_registry.avro_names import AvroDataOptions
 from connect.runtime.converters.schema_registry.avro_to_connect import read_plan
@@ -35,6 +36,9 @@ class AvroConverter(RegistryConverter):
     def _schema_text(self, schema: Schema) -> tuple[str, str]:
         avro = avro_schema_of(schema, self._options)
         return json.dumps(avro, separators=(",", ":")), full_name_of(avro)
+
+    def _latest_problems(self, latest_text: str, own_text: str) -> list[str] | None:
+        return read_problems(json.loads(latest_text), json.loads(own_text))
 
     def _record_name(self, schema_text: str) -> str:
         return full_name_of(json.loads(schema_text))

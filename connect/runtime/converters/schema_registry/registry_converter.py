@@ -201,13 +201,8 @@ class RegistryConverter(Converter, abc.ABC):
                 schema_id = client.register(subject, own_text, self.schema_type)
             elif settings.use_latest_version:
                 latest = client.latest(subject)
-                if settings.latest_compatibility_strict and not client.is_compatible(
-                    subject, own_text, self.schema_type
-                ):
-                    raise DataError(
-                        f"the latest schema of subject {subject} (version {latest.version}, id {latest.schema_id}) "
-                        "is not compatible with the schema of the data (latest.compatibility.strict=true)"
-                    )
+                if settings.latest_compatibility_strict:
+                    self._check_latest(subject, latest.schema_str, own_text, f"version {latest.version}")
                 schema_id, writer_text = latest.schema_id, latest.schema_str
             else:
                 schema_id = client.lookup(subject, own_text, self.schema_type).schema_id
@@ -224,6 +219,24 @@ class RegistryConverter(Converter, abc.ABC):
                 f"The {self.format_name} schema of subject {subject} (id {schema_id}) cannot be used: {exc}"
             ) from None
         return Writer(wire.header(schema_id), encode)
+
+    def _latest_problems(self, latest_text: str, own_text: str) -> list[str] | None:
+        """Why the subject's latest schema cannot read what the data's schema writes (empty: it can); None
+        when the format has no check of its own and the registry is asked instead."""
+        return None
+
+    def _check_latest(self, subject: str, latest_text: str, own_text: str, which: str) -> None:
+        """`latest.compatibility.strict`: Confluent's serializers write with the latest schema only when it
+        can read data of the data's own schema (`isBackwardCompatible`)."""
+        problems = self._latest_problems(latest_text, own_text)
+        if problems is None:
+            compatible = self.client.is_compatible(subject, own_text, self.schema_type)
+            problems = [] if compatible else ["the registry found them incompatible"]
+        if problems:
+            raise DataError(
+                f"the latest schema of subject {subject} ({which}) cannot read data of the record's schema "
+                f"({'; '.join(problems)}); latest.compatibility.strict=false writes with it anyway"
+            )
 
     # ------------------------------------------------------------------------------------ bytes -> Connect
 

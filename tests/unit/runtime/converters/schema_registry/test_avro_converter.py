@@ -176,6 +176,18 @@ def test_use_latest_version_writes_with_the_subjects_latest_schema():
     assert dict(avro.to_connect_data("orders", data).value.items()) == {"id": 7, "extra": "x"}
 
 
+def test_use_latest_version_refuses_a_latest_schema_that_cannot_read_the_data():
+    avro = converter(**{"auto.register.schemas": "false", "use.latest.version": "true"})
+    avro.client.register(
+        "orders-value",
+        '{"type":"record","name":"Order","namespace":"shop","fields":[{"name":"id","type":"long"},'
+        '{"name":"extra","type":"string"}]}',
+    )
+    narrow = Schema.struct([("id", INT64_SCHEMA)], name="shop.Order")
+    with pytest.raises(DataError, match="extra: the reader's field has no default"):
+        avro.from_connect_data("orders", narrow, Struct(narrow, {"id": 7}))
+
+
 def test_basic_auth_needs_user_and_password_and_sasl_inherit_is_refused():
     with pytest.raises(ConfigError, match="user:password"):
         converter(**{"basic.auth.credentials.source": "USER_INFO", "basic.auth.user.info": "nopassword"})
