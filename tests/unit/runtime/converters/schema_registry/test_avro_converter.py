@@ -221,3 +221,37 @@ def test_confluents_class_name_resolves_to_the_avro_converter():
     plugins = PluginRegistry.discover()
     assert plugins.converter_class("io.confluent.connect.avro.AvroConverter") is AvroConverter
     assert plugins.converter_class("AvroConverter") is AvroConverter
+
+
+FOREIGN = {
+    "type": "record",
+    "name": "Event",
+    "namespace": "ns",
+    "fields": [
+        {"name": "kind", "type": {"type": "enum", "name": "Kind", "symbols": ["A", "B"]}},
+        {"name": "either", "type": ["int", "string", "null"]},
+        {"name": "hash", "type": {"type": "fixed", "name": "Hash", "size": 2}},
+        {"name": "ids", "type": {"type": "map", "values": "long"}},
+    ],
+}
+
+
+@pytest.mark.parametrize("enhanced", ["false", "true"])
+def test_what_was_read_from_foreign_avro_writes_back_readable(enhanced: str):
+    import io
+    import json
+
+    import fastavro
+
+    avro = converter(**{"enhanced.avro.schema.support": enhanced})
+    schema_id = avro.client.register("events-value", json.dumps(FOREIGN))
+    out = io.BytesIO()
+    fastavro.schemaless_writer(
+        out, fastavro.parse_schema(FOREIGN), {"kind": "B", "either": "x", "hash": b"ab", "ids": {"k": 1}}
+    )
+    read = avro.to_connect_data("events", b"\x00" + schema_id.to_bytes(4, "big") + out.getvalue())
+    again = avro.from_connect_data("events-copy", read.schema, read.value)
+    assert dict(avro.to_connect_data("events-copy", again).value.items()) == dict(read.value.items())
+    registered = json.loads(avro.client.latest("events-copy-value").schema_str)
+    kind = registered["fields"][0]["type"]
+    assert (kind["type"] if isinstance(kind, dict) else kind) == ("enum" if enhanced == "true" else "string")
