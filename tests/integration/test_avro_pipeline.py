@@ -1,9 +1,11 @@
 """AvroConverter in a worker, by Confluent's class name: datagen -> Avro -> Kafka -> file sink, with every
 record on the topic readable by confluent-kafka's AvroDeserializer; bad values under the error policy
-(dead letter queue or FAILED with the reason); a source task whose registry is down fails with the reason."""
+(dead letter queue or FAILED with the reason); a source task whose registry is down fails with the reason;
+a sink whose registry comes back within errors.retry.timeout loses nothing."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -17,6 +19,7 @@ from confluent_kafka.serialization import MessageField, SerializationContext
 
 from connect.api.data import INT64_SCHEMA, STRING_SCHEMA, Schema, Struct
 from connect.runtime.converters.schema_registry.avro import AvroConverter
+from tests.fixtures.schema_registry.plugin import start_registry
 from tests.fixtures.schema_registry.server import LocalRegistry
 from tests.fixtures.tcp_ports import free_port
 from tests.integration.test_standalone_support import all_running, line_count, running_worker, status_of, worker_props
@@ -167,3 +170,50 @@ def test_a_source_whose_registry_is_down_fails_with_the_reason_after_its_retries
         trace = wait_until(lambda: _failed_trace(client, "no-registry"), 60, "the source task to fail")
     assert "could not be reached" in trace and "RegistryUnavailableError" in trace
     assert read_topic(kafka_bootstrap, topic, 1, "read_uncommitted") == []
+
+
+def test_a_sink_rides_out_a_registry_outage_within_errors_retry_timeout(
+    kafka_bootstrap: str,
+    topic_factory: Callable[..., str],
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    topic = topic_factory(partitions=1)
+    registry = start_registry(tmp_path / "registry", durable=True)
+    try:
+        schema = Schema.struct([("id", INT64_SCHEMA)], name="shop.Tick")
+        writer = AvroConverter()
+        writer.configure({"schema.registry.url": registry.url}, False)
+        producer = Producer({"bootstrap.servers": kafka_bootstrap})
+        for n in range(10):
+            producer.produce(topic, writer.from_connect_data(topic, schema, Struct(schema, {"id": n})))
+        assert producer.flush(30) == 0
+        writer.close()
+        registry.stop()
+
+        sink_file = tmp_path / "ticks.txt"
+        caplog.set_level(logging.DEBUG, logger="connect.runtime.error_handling")
+        with running_worker(worker_props(kafka_bootstrap, tmp_path / "connect.offsets")) as (_, client):
+            _create(
+                client,
+                "patient",
+                {
+                    "connector.class": "FileStreamSink",
+                    "file": str(sink_file),
+                    "topics": topic,
+                    "errors.retry.timeout": "120000",
+                    "errors.retry.delay.max.ms": "500",
+                    **_avro_keys(registry.url, **{"value.converter.max.retries": "0"}),
+                },
+            )
+            wait_until(
+                lambda: any("retrying stage VALUE_CONVERTER" in r.getMessage() for r in caplog.records),
+                60,
+                "the sink to retry its conversion while the registry is down",
+            )
+            registry.start()
+            wait_until(lambda: line_count(sink_file) >= 10, 60, "the ten records in the sink file", interval=0.5)
+            assert all_running(client, "patient", 1)
+        assert sink_file.read_text().splitlines() == [f"Struct{{id={n}}}" for n in range(10)]
+    finally:
+        registry.stop()
