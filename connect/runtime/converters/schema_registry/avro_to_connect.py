@@ -14,7 +14,7 @@ Connect schema here cannot refer to itself. Pure functions, any thread.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -23,9 +23,15 @@ from connect.api.data import DATE_SCHEMA, DECIMAL_NAME, TIME_SCHEMA, TIMESTAMP_S
 from connect.api.errors import DataError
 from connect.runtime.converters.logical import days_to_date, decimal_from_bytes, millis_to_time
 from connect.runtime.converters.schema_registry import avro_names as n
-
-Convert = Callable[[Any], Any]
-"""fastavro's decoded value (never None) -> the Connect value; None where they are the same."""
+from connect.runtime.converters.schema_registry.avro_read_values import (
+    Branch,
+    Convert,
+    each,
+    each_value,
+    entries,
+    struct_of,
+    union_of,
+)
 
 _MISSING: Any = object()
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -194,7 +200,7 @@ class _ToConnect:
         if kind == "map":
             values, convert = self.convert(avro["values"], namespace)
             schema = Schema(SchemaType.MAP, key_schema=Schema(SchemaType.STRING), value_schema=values)
-            return schema, None if convert is None else _each_value(convert)
+            return schema, None if convert is None else each_value(convert)
         if kind == "record":
             return self._record(avro, namespace)
         if kind == "enum":
@@ -217,9 +223,9 @@ class _ToConnect:
             keys, key_convert = self.convert(fields[n.KEY_FIELD]["type"], entry_namespace)
             values, value_convert = self.convert(fields[n.VALUE_FIELD]["type"], entry_namespace)
             schema = Schema(SchemaType.MAP, key_schema=keys, value_schema=values)
-            return schema, _entries(key_convert, value_convert)
+            return schema, entries(key_convert, value_convert)
         element, convert = self.convert(avro["items"], namespace)
-        return Schema(SchemaType.ARRAY, value_schema=element), None if convert is None else _each(convert)
+        return Schema(SchemaType.ARRAY, value_schema=element), None if convert is None else each(convert)
 
     def _is_map_entry(self, record: dict[str, Any], namespace: str | None) -> bool:
         full = self._full_name(str(record["name"]), record.get("namespace", namespace))
@@ -244,7 +250,7 @@ class _ToConnect:
             if convert is not None:
                 converts.append((name, convert))
         schema = Schema(SchemaType.STRUCT, parameters=params or None, fields=tuple(fields))
-        return schema, _struct_of(schema, converts)
+        return schema, struct_of(schema, converts)
 
     def _enum(self, avro: dict[str, Any], full_name: str) -> Schema:
         params: dict[str, str] = {}
@@ -265,7 +271,7 @@ class _ToConnect:
             schema, convert = self.convert(member, namespace, force_optional=True)
             return schema, convert
         fields: list[Field] = []
-        branches: list[_Branch] = []
+        branches: list[Branch] = []
         optional = force_optional
         for member in avro:
             resolved, member_namespace = self.resolve(member, namespace)
@@ -282,11 +288,11 @@ class _ToConnect:
                 raise DataError("Multiple union schemas map to the Connect union field name")
             fields.append(Field(name, len(fields), schema))
             symbols = frozenset(resolved.get("symbols", ())) if kind == "enum" else frozenset()
-            branches.append(_Branch(name, kind, full, convert, symbols))
+            branches.append(Branch(name, kind, full, convert, symbols))
         if sum(1 for b in branches if b.kind == "record") > 1:
             self.record_names_in_unions = True
         schema = Schema(SchemaType.STRUCT, optional=optional, name=n.AVRO_TYPE_UNION, fields=tuple(fields))
-        return schema, _union_of(schema, branches)
+        return schema, union_of(schema, branches)
 
     def _member_name(self, kind: str, full: str | None) -> str:
         if kind in ("record", "enum") and full is not None:
@@ -443,97 +449,3 @@ def _logical_from_primitive(schema: Schema, value: Any) -> Any:
     if name == TIMESTAMP_SCHEMA.name and isinstance(value, int):
         return _EPOCH + timedelta(milliseconds=value)
     return value
-
-
-# ------------------------------------------------------------------------------------ value conversion
-
-
-def _each(convert: Convert) -> Convert:
-    return lambda items: [None if item is None else convert(item) for item in items]
-
-
-def _each_value(convert: Convert) -> Convert:
-    return lambda entries: {k: None if v is None else convert(v) for k, v in entries.items()}
-
-
-def _entries(key_convert: Convert | None, value_convert: Convert | None) -> Convert:
-    keys = key_convert or (lambda k: k)
-    values = value_convert or (lambda v: v)
-
-    def convert(entries: list[dict[str, Any]]) -> dict[Any, Any]:
-        result: dict[Any, Any] = {}
-        for entry in entries:
-            key, value = entry[n.KEY_FIELD], entry[n.VALUE_FIELD]
-            result[None if key is None else keys(key)] = None if value is None else values(value)
-        return result
-
-    return convert
-
-
-def _struct_of(schema: Schema, converts: list[tuple[str, Convert]]) -> Convert:
-    unchecked = Struct.unchecked
-    if not converts:
-        return lambda values: unchecked(schema, values)
-
-    def convert(values: dict[str, Any]) -> Struct:
-        for name, field_convert in converts:
-            value = values[name]
-            if value is not None:
-                values[name] = field_convert(value)
-        return unchecked(schema, values)
-
-    return convert
-
-
-@dataclass(frozen=True)
-class _Branch:
-    field: str
-    kind: str
-    full_name: str | None
-    convert: Convert | None
-    symbols: frozenset[str]
-
-
-_PYTHON_KINDS: dict[str, tuple[type, ...]] = {
-    "boolean": (bool,),
-    "int": (int,),
-    "long": (int,),
-    "float": (float, int),
-    "double": (float, int),
-    "string": (str,),
-    "bytes": (bytes,),
-    "fixed": (bytes,),
-    "array": (list,),
-    "map": (dict,),
-    "record": (dict,),
-}
-
-
-def _union_of(schema: Schema, branches: list[_Branch]) -> Convert:
-    """A general union's value as the Union struct with the branch's field set. fastavro gives a record
-    branch as (name, value) when the union has several records; other branches are told by Python type."""
-    unchecked = Struct.unchecked
-    by_name = {b.full_name: b for b in branches if b.full_name is not None}
-
-    def branch_of(value: Any) -> _Branch:
-        for branch in branches:
-            if branch.kind == "enum":
-                if isinstance(value, str) and value in branch.symbols:
-                    return branch
-                continue
-            kinds = _PYTHON_KINDS.get(branch.kind, ())
-            if isinstance(value, kinds) and not (isinstance(value, bool) and branch.kind != "boolean"):
-                return branch
-        raise DataError(f"Did not find matching union field for data: {value!r}")
-
-    def convert(value: Any) -> Struct:
-        if isinstance(value, tuple) and len(value) == 2 and value[0] in by_name:
-            branch, value = by_name[value[0]], value[1]
-        else:
-            branch = branch_of(value)
-        converted = value if branch.convert is None else branch.convert(value)
-        values = {f.name: None for f in schema.fields}
-        values[branch.field] = converted
-        return unchecked(schema, values)
-
-    return convert
