@@ -50,11 +50,11 @@ class Registered:
 
 
 def import_optional(module: str) -> Any:
-    """A module of the `registry` extra; ConfigError-like DataError naming the extra when it is missing."""
+    """A module of the `registry` extra; ConfigError naming the extra when it is missing."""
     try:
         return importlib.import_module(module)
     except ImportError as exc:
-        raise DataError(f"{EXTRA_HINT} ({exc})") from exc
+        raise ConfigError(f"{EXTRA_HINT} ({exc})") from exc
 
 
 def _shown_urls(urls: tuple[str, ...]) -> str:
@@ -74,7 +74,12 @@ class RegistryClient:
         self._schema_type = registry.Schema
         self._error_type: type[Exception] = error_module.SchemaRegistryError
         self._shown = _shown_urls(settings.urls)
-        self._secrets = [s for s in (settings.user_info, *(urlsplit(u).password for u in settings.urls)) if s]
+        passwords = (
+            settings.user_info,
+            (tls or {}).get("ssl.key.password"),
+            *(urlsplit(u).password for u in settings.urls),
+        )
+        self._secrets = [secret for secret in passwords if secret]
         conf: dict[str, Any] = {
             "url": ",".join(settings.urls),
             "cache.capacity": settings.client_cache_size,
