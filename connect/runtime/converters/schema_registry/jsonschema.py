@@ -16,6 +16,7 @@ import orjson
 
 from connect.api.config import ConfigDef, ConfigType, Importance, ValidString
 from connect.api.data import DECIMAL_NAME, Schema
+from connect.api.errors import DataError
 from connect.runtime.converters.schema_registry import wire
 from connect.runtime.converters.schema_registry.jsonschema_from_connect import json_schema_of
 from connect.runtime.converters.schema_registry.jsonschema_to_connect import connect_schema_of
@@ -56,14 +57,20 @@ class JsonSchemaConverter(RegistryConverter):
         values = json_schema_config_def().parse(configs)
         self._decimal_numeric = str(values[DECIMAL_FORMAT]).upper() == "NUMERIC"
 
-    def _schema_text(self, schema: Schema) -> tuple[str, str]:
+    def _schema_text(self, schema: Schema | None) -> tuple[str, str]:
+        if schema is None:
+            raise DataError(
+                "JsonSchemaConverter needs a schema, and this value has none; use JsonConverter with "
+                "schemas.enable=false for schemaless data, or give the records a schema"
+            )
         document = json_schema_of(schema, default_to_json)
         return json.dumps(document, separators=(",", ":")), _name_of(document)
 
     def _record_name(self, schema_text: str) -> str:
         return _name_of(json.loads(schema_text))
 
-    def _encoder(self, schema: Schema, writer_text: str, own_text: str) -> Encode:
+    def _encoder(self, schema: Schema | None, writer_text: str, own_text: str) -> Encode:
+        assert schema is not None  # refused by _schema_text
         to_json = compile_to_json(schema, self._decimal_numeric)
         dumps = orjson.dumps
         return lambda value: dumps(to_json(value))

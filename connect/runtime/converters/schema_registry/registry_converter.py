@@ -69,9 +69,9 @@ class RegistryConverter(Converter, abc.ABC):
         self._settings: RegistrySettings | None = None
         self._client: RegistryClient | None = None
         self._tls: RegistryTls | None = None
-        self._writers: dict[tuple[str, Schema], Writer] = {}
+        self._writers: dict[tuple[str, Schema | None], Writer] = {}
         self._readers: dict[tuple[str, int], Reader] = {}
-        self._last_writer: tuple[Schema, str, Writer] | None = None
+        self._last_writer: tuple[Schema | None, str, Writer] | None = None
         self._is_key = False
 
     # ------------------------------------------------------------------------------------ the format
@@ -81,12 +81,12 @@ class RegistryConverter(Converter, abc.ABC):
         """Parse the format's own keys and import its libraries."""
 
     @abc.abstractmethod
-    def _schema_text(self, schema: Schema) -> tuple[str, str]:
-        """The registry text of a Connect schema, and the name subject strategies use (a record's full
-        name, or the type's name)."""
+    def _schema_text(self, schema: Schema | None) -> tuple[str, str]:
+        """The registry text of a Connect schema (None: of schemaless values, or DataError when the
+        format has none), and the name subject strategies use (a record's full name, or the type's)."""
 
     @abc.abstractmethod
-    def _encoder(self, schema: Schema, writer_text: str, own_text: str) -> Encode:
+    def _encoder(self, schema: Schema | None, writer_text: str, own_text: str) -> Encode:
         """An encoder of values of `schema` into the registered schema `writer_text` (the schema's own
         `own_text`, or the subject's latest with `use.latest.version`)."""
 
@@ -144,12 +144,6 @@ class RegistryConverter(Converter, abc.ABC):
             if schema is not None and not schema.optional and schema.default is None:
                 raise DataError(f"{self._write_failure(topic)}: null value for a required schema")
             return None
-        if schema is None:
-            raise DataError(
-                f"{self._write_failure(topic)}: {type(self).__name__} needs a schema, and this value "
-                f"({type(value).__name__}) has none; use a converter for schemaless data (JsonConverter with "
-                "schemas.enable=false) or give the records a schema"
-            )
         return self._write(topic, self._writer_for(topic, schema), value)
 
     def from_connect_data_batch(
@@ -173,7 +167,7 @@ class RegistryConverter(Converter, abc.ABC):
         except CODEC_ERRORS as exc:
             raise DataError(f"{self._write_failure(topic)}: {type(exc).__name__}: {exc}") from exc
 
-    def _writer_for(self, topic: str, schema: Schema) -> Writer:
+    def _writer_for(self, topic: str, schema: Schema | None) -> Writer:
         last = self._last_writer
         if last is not None and last[0] is schema and last[1] == topic:
             return last[2]
@@ -185,7 +179,7 @@ class RegistryConverter(Converter, abc.ABC):
         self._last_writer = (schema, topic, writer)
         return writer
 
-    def _new_writer(self, topic: str, schema: Schema) -> Writer:
+    def _new_writer(self, topic: str, schema: Schema | None) -> Writer:
         settings = self.settings
         try:
             own_text, record_name = self._schema_text(schema)

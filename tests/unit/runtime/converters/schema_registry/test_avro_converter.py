@@ -140,8 +140,20 @@ def test_a_value_that_does_not_fit_its_schema_is_a_data_error():
     bad = Struct(ORDER, {**dict(order(1).items()), "id": "not a number"})
     with pytest.raises(DataError, match="Failed to serialize Avro data from topic orders"):
         avro.from_connect_data("orders", ORDER, bad)
-    with pytest.raises(DataError, match="needs a schema"):
-        avro.from_connect_data("orders", None, {"id": 1})
+    with pytest.raises(DataError, match="cannot be a Struct"):
+        avro.from_connect_data("orders", None, order(1))
+
+
+def test_schemaless_values_travel_as_confluents_anything_record():
+    avro = converter()
+    value = {"id": 1, "tags": ["a", None, 2.5], "raw": b"\x00", "ok": True, "nested": {"x": {"y": "z"}}}
+    data = avro.from_connect_data("loose", None, value)
+    assert avro.to_connect_data("loose", data) == (None, value)
+    registered = avro.client.latest("loose-value").schema_str
+    assert '"name":"Anything"' in registered and '"namespace":"io.confluent.connect.avro"' in registered
+    batch = avro.from_connect_data_batch("loose", None, ["a", 1, None])
+    assert batch[2] is None
+    assert [avro.to_connect_data("loose", b).value for b in batch[:2]] == ["a", 1]
 
 
 def test_without_auto_register_an_unregistered_schema_is_a_data_error():

@@ -164,6 +164,8 @@ def test_bad_values_are_data_errors():
         json_converter.to_connect_data("orders", data[:5] + b'{"id": "x"}')
     with pytest.raises(DataError, match="Failed to serialize JSON Schema data"):
         json_converter.from_connect_data("orders", INT32_SCHEMA, "not an int")
+    with pytest.raises(DataError, match="needs a schema"):
+        json_converter.from_connect_data("orders", None, {"id": 1})
 
 
 def test_confluents_class_name_resolves_to_the_json_schema_converter():
