@@ -4,14 +4,14 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup run test test-unit lint bench bench-quick bench-quick-all clean kafka-jars hadoop-jars s3a-jars sql-servers prometheus chromium
+.PHONY: setup run test test-unit lint bench bench-quick bench-quick-all clean kafka-jars hadoop-jars s3a-jars sql-servers prometheus chromium schema-registry
 
-setup: $(STAMP) kafka-jars hadoop-jars s3a-jars sql-servers prometheus chromium
+setup: $(STAMP) kafka-jars hadoop-jars s3a-jars sql-servers prometheus chromium schema-registry
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev,spark,sql]'
+	$(BIN)/pip install --quiet -e '.[dev,spark,sql,registry]'
 	@touch $(STAMP)
 
 # Resolves the Apache Kafka broker jars from Maven Central into a cache outside the repo.
@@ -25,6 +25,10 @@ hadoop-jars: $(STAMP)
 # Resolves Hadoop's S3A connector (hadoop-aws and the AWS SDK's S3 client) for the s3a:// tests.
 s3a-jars: $(STAMP)
 	$(BIN)/python -m tests.fixtures.s3 fetch
+
+# Apicurio Registry (the Schema Registry converter tests' registry) from Maven Central, into a cache outside the repo.
+schema-registry: $(STAMP)
+	$(BIN)/python -m tests.fixtures.schema_registry fetch
 
 # The PostgreSQL and MariaDB servers the SQL connector tests start (tests/fixtures/sql): Debian's packages.
 sql-servers:

@@ -25,6 +25,7 @@ GROUPS: tuple[Group, ...] = (
     Group("rebalance", "Distributed mode: a worker joins, a worker restarts"),
     Group("spark", "Kafka → Parquet: the Spark sink, Structured Streaming and pyarrow"),
     Group("sql", "SQL connectors on PostgreSQL, next to plain SQLAlchemy loops"),
+    Group("avro", "Avro through a Schema Registry: AvroConverter next to confluent-kafka's serializers"),
     Group("security", "Secured: REST over HTTPS with basic auth, FileStream pairs over SASL_SSL"),
     Group("metrics", "Metrics: what recording costs, and a /metrics scrape of 100 connectors of 4 tasks"),
 )

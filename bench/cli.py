@@ -28,6 +28,7 @@ from bench.java_connect import jars as java_jars
 from bench.procs import ProcessSet
 from bench.results import BenchmarkResult, ResultsFile
 from bench.scenarios import (
+    avro,
     datagen,
     failover,
     latency,
@@ -63,6 +64,7 @@ SCENARIOS: dict[str, Scenario] = {
     "rebalance": rebalance.run,
     "spark": spark_sink.run,
     "sql": sql.run,
+    "avro": avro.run,
     security_group.GROUP: security_group.run,
     metrics.GROUP: metrics.run,
 }

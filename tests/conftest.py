@@ -6,4 +6,5 @@ pytest_plugins = [
     "tests.fixtures.s3.plugin",
     "tests.fixtures.sql.plugin",
     "tests.fixtures.browser.plugin",
+    "tests.fixtures.schema_registry.plugin",
 ]

@@ -53,6 +53,16 @@ def uses_pem_keystore(props: Mapping[str, str]) -> bool:
     return bool(location) and _kind(location, props.get("ssl.keystore.type"), "ssl.keystore.location") == "PEM"
 
 
+def store_kind(location: str, declared: str | None, key: str) -> str:
+    """`PEM` or `PKCS12`, from the file's content (checked against `declared`); ConfigError for JKS."""
+    return _kind(location, declared, key)
+
+
+def pkcs12_certificates(location: str, password: str | None) -> str:
+    """The certificates of a PKCS12 trust store as PEM text."""
+    return _pkcs12_certificates(location, password)
+
+
 def _kind(location: str, declared: str | None, key: str) -> str:
     try:
         head = Path(location).read_bytes()[:4096]

@@ -39,6 +39,8 @@ def _build() -> dict[str, str]:
         "org.apache.kafka.connect.storage.StringConverter": "StringConverter",
         "org.apache.kafka.connect.converters.ByteArrayConverter": "ByteArrayConverter",
         "org.apache.kafka.connect.storage.SimpleHeaderConverter": "SimpleHeaderConverter",
+        "io.confluent.connect.avro.AvroConverter": "AvroConverter",
+        "io.confluent.connect.json.JsonSchemaConverter": "JsonSchemaConverter",
     }
     for number in _NUMBER_CONVERTERS:
         table[f"org.apache.kafka.connect.converters.{number}Converter"] = f"{number}Converter"

@@ -1,0 +1,162 @@
+"""Avro through a Schema Registry: AvroConverter's batch conversion next to confluent-kafka's own
+AvroSerializer / AvroDeserializer called once per record (the limit from Python), and next to
+JsonConverter with schemas on the same records, in one process.
+
+The registry is confluent-kafka's in-memory one (`mock://`): a converter asks a registry once per schema,
+so a remote registry changes no per-record figure.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from bench.catalog import RAW_CLIENT
+from bench.harness import RunContext, metrics, repeat
+from bench.results import BenchmarkResult, Reference, SystemResult
+from connect.api.data import FLOAT64_SCHEMA, INT32_SCHEMA, INT64_SCHEMA, STRING_SCHEMA, Schema, Struct
+from connect.runtime.converters.json import JsonConverter
+from connect.runtime.converters.schema_registry.avro import AvroConverter
+
+GROUP = "avro"
+TOPIC = "bench-avro"
+AVRO_BATCH = "kconnect-avro-batch"
+AVRO_RECORDS = "kconnect-avro-records"
+JSON_BATCH = "kconnect-json-batch"
+LABELS = {
+    AVRO_BATCH: "AvroConverter, batch",
+    AVRO_RECORDS: "AvroConverter, one call per record",
+    JSON_BATCH: "JsonConverter (schemas.enable), batch",
+    RAW_CLIENT: "confluent-kafka AvroSerializer / AvroDeserializer loop",
+}
+UNITS = {"records_per_s": ("records/s", True)}
+METHOD = (
+    "One process converts {count} records of a 6-field struct (ints, a double, strings; about 60 bytes of "
+    "Avro) per repetition: {what}. Registry: confluent-kafka's in-memory one (one call per schema, not per "
+    "record)."
+)
+ORDER = Schema.struct(
+    [
+        ("id", INT64_SCHEMA),
+        ("customer", STRING_SCHEMA),
+        ("item", STRING_SCHEMA),
+        ("units", INT32_SCHEMA),
+        ("price", FLOAT64_SCHEMA),
+        ("region", STRING_SCHEMA),
+    ],
+    name="bench.Order",
+)
+
+
+def _order(n: int) -> Struct:
+    return Struct.unchecked(
+        ORDER,
+        {
+            "id": n,
+            "customer": f"customer-{n % 997}",
+            "item": f"item-{n % 211}",
+            "units": n % 17,
+            "price": (n % 1000) / 10,
+            "region": ("north", "south", "east", "west")[n % 4],
+        },
+    )
+
+
+def _timed(body: Callable[[], Any], count: int) -> dict[str, float]:
+    began = time.perf_counter()
+    body()
+    return {"records_per_s": count / (time.perf_counter() - began)}
+
+
+def _systems(samples: dict[str, dict[str, list[float]]]) -> dict[str, SystemResult]:
+    return {key: SystemResult.measured(LABELS[key], metrics(values, UNITS)) for key, values in samples.items()}
+
+
+def _serde() -> tuple[Any, Any, Any]:
+    from confluent_kafka.schema_registry import SchemaRegistryClient
+    from confluent_kafka.schema_registry.avro import AvroDeserializer, AvroSerializer
+    from confluent_kafka.serialization import MessageField, SerializationContext
+
+    client = SchemaRegistryClient.new_client({"url": "mock://bench"})
+    avro = {
+        "type": "record",
+        "name": "Order",
+        "namespace": "bench",
+        "fields": [
+            {
+                "name": f.name,
+                "type": {"int64": "long", "int32": "int", "float64": "double"}.get(f.schema.type.value, "string"),
+            }
+            for f in ORDER.fields
+        ],
+    }
+    serializer = AvroSerializer(client, json.dumps(avro))
+    deserializer = AvroDeserializer(client)
+    return serializer, deserializer, SerializationContext(TOPIC, MessageField.VALUE)
+
+
+def run(ctx: RunContext) -> list[BenchmarkResult]:
+    count = ctx.sizes.raw_records["100B"] // 10
+    structs = [_order(n) for n in range(count)]
+    dicts = [dict(s.raw_values()) for s in structs]
+    avro = AvroConverter()
+    avro.configure({"schema.registry.url": "mock://bench"}, False)
+    json_converter = JsonConverter()
+    json_converter.configure({}, False)
+    serializer, deserializer, context = _serde()
+    encoded: Sequence[bytes | None] = avro.from_connect_data_batch(TOPIC, ORDER, structs)
+    json_encoded = json_converter.from_connect_data_batch(TOPIC, ORDER, structs)
+    framed = [serializer(d, context) for d in dicts]
+
+    def measured(body: Callable[[], Any]) -> Callable[[int], dict[str, float]]:
+        return lambda _: _timed(body, count)
+
+    def sample(bodies: dict[str, Callable[[], Any]]) -> dict[str, dict[str, list[float]]]:
+        return {key: repeat(measured(body), ctx.sizes.warmups, ctx.sizes.repetitions) for key, body in bodies.items()}
+
+    read = sample(
+        {
+            AVRO_BATCH: lambda: avro.to_connect_data_batch(TOPIC, encoded),
+            AVRO_RECORDS: lambda: [avro.to_connect_data(TOPIC, v) for v in encoded],
+            RAW_CLIENT: lambda: [deserializer(v, context) for v in framed],
+            JSON_BATCH: lambda: json_converter.to_connect_data_batch(TOPIC, json_encoded),
+        }
+    )
+    written = sample(
+        {
+            AVRO_BATCH: lambda: avro.from_connect_data_batch(TOPIC, ORDER, structs),
+            AVRO_RECORDS: lambda: [avro.from_connect_data(TOPIC, ORDER, s) for s in structs],
+            RAW_CLIENT: lambda: [serializer(d, context) for d in dicts],
+            JSON_BATCH: lambda: json_converter.from_connect_data_batch(TOPIC, ORDER, structs),
+        }
+    )
+    against = [Reference(LABELS[RAW_CLIENT], RAW_CLIENT)]
+    settings = {"records": count, "warmups": ctx.sizes.warmups}
+    return [
+        ctx.entry(
+            "avro-decode",
+            GROUP,
+            "Avro values to Connect data (the sink side)",
+            "decode",
+            METHOD.format(count=count, what="bytes to Connect structs; the loop gives dicts"),
+            tuple(UNITS),
+            _systems(read),
+            comparisons=against,
+            ratio_metrics=tuple(UNITS),
+            settings=settings,
+        ),
+        ctx.entry(
+            "avro-encode",
+            GROUP,
+            "Connect data to Avro values (the source side)",
+            "encode",
+            METHOD.format(count=count, what="Connect structs to bytes; the loop takes dicts"),
+            tuple(UNITS),
+            _systems(written),
+            comparisons=against,
+            ratio_metrics=tuple(UNITS),
+            settings=settings,
+        ),
+    ]

@@ -1,0 +1,169 @@
+"""The converters' view of a Schema Registry: confluent-kafka's `SchemaRegistryClient` (its HTTP client
+with the several URLs, basic auth, retries and caches) behind a few calls that raise kconnect's errors.
+
+A registry that cannot be reached, or answers 408, 429 or 5xx after the client's retries, raises
+`RegistryUnavailableError` (a `RetriableError`: the task's `errors.retry.timeout` applies, then its
+`errors.tolerance`); any other refusal is a `DataError` carrying the registry's own message. Neither
+message ever holds credentials: only the host and path of the URLs are named.
+
+One instance per converter, used by its task's thread only. confluent-kafka's Schema Registry modules
+are imported here, on first use, so a worker that never configures such a converter never loads them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from connect.api.errors import ConfigError, DataError, RetriableError
+from connect.runtime.converters.schema_registry.settings import RegistrySettings
+
+EXTRA_HINT = "the Schema Registry converters need kconnect's `registry` extra: pip install 'kconnect[registry]'"
+_RETRIABLE_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
+SCHEMA_NOT_FOUND = 40403
+SUBJECT_NOT_FOUND = 40401
+VERSION_NOT_FOUND = 40402
+
+
+class RegistryUnavailableError(RetriableError):
+    """The registry could not be reached or is failing; the same call may work later."""
+
+
+class RegistryRefusedError(DataError):
+    """The registry answered with an error (unknown id or subject, incompatible schema, denied, ...)."""
+
+    def __init__(self, message: str, status: int, error_code: int) -> None:
+        super().__init__(message)
+        self.status = status
+        self.error_code = error_code
+
+
+@dataclass(frozen=True)
+class Registered:
+    schema_id: int
+    schema_str: str
+    version: int | None
+
+
+def import_optional(module: str) -> Any:
+    """A module of the `registry` extra; ConfigError naming the extra when it is missing."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise ConfigError(f"{EXTRA_HINT} ({exc})") from exc
+
+
+def _shown_urls(urls: tuple[str, ...]) -> str:
+    """The URLs without any user:password@ in them."""
+    shown = []
+    for url in urls:
+        parts = urlsplit(url)
+        shown.append(f"{parts.scheme}://{parts.hostname}{f':{parts.port}' if parts.port else ''}{parts.path}")
+    return ", ".join(shown)
+
+
+class RegistryClient:
+    def __init__(self, settings: RegistrySettings, tls: Mapping[str, str] | None = None) -> None:
+        """`tls`: the client's TLS settings (`RegistryTls.client_conf`)."""
+        registry = import_optional("confluent_kafka.schema_registry")
+        error_module = import_optional("confluent_kafka.schema_registry.error")
+        self._schema_type = registry.Schema
+        self._error_type: type[Exception] = error_module.SchemaRegistryError
+        self._shown = _shown_urls(settings.urls)
+        passwords = (
+            settings.user_info,
+            (tls or {}).get("ssl.key.password"),
+            *(urlsplit(u).password for u in settings.urls),
+        )
+        self._secrets = [secret for secret in passwords if secret]
+        conf: dict[str, Any] = {
+            "url": ",".join(settings.urls),
+            "cache.capacity": settings.client_cache_size,
+            "timeout": settings.timeout_s,
+            "max.retries": settings.max_retries,
+            "retries.wait.ms": settings.retries_wait_ms,
+            "retries.max.wait.ms": settings.retries_max_wait_ms,
+        }
+        if settings.user_info is not None:
+            conf["basic.auth.user.info"] = settings.user_info
+        conf.update(tls or {})
+        try:
+            # `mock://` URLs give confluent-kafka's in-memory registry (the unit tests use it).
+            self._client = registry.SchemaRegistryClient.new_client(conf)
+        except (ValueError, TypeError, OSError) as exc:  # OSError: a TLS file the client could not load
+            raise ConfigError(f"Invalid Schema Registry client settings: {self._scrubbed(str(exc))}") from None
+        self.normalize = settings.normalize
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self._client.__exit__()
+
+    def schema_by_id(self, schema_id: int, schema_type: str = "AVRO") -> str:
+        with self._translated(f"the schema with id {schema_id}"):
+            schema = self._client.get_schema(schema_id)
+        if (schema.schema_type or "AVRO") != schema_type:
+            raise DataError(f"The schema with id {schema_id} is a {schema.schema_type} schema, not {schema_type}")
+        return str(schema.schema_str)
+
+    def register(self, subject: str, schema_str: str, schema_type: str = "AVRO") -> int:
+        with self._translated(f"registering a schema under subject {subject}"):
+            schema_id: int = self._client.register_schema(
+                subject, self._schema_type(schema_str, schema_type), normalize_schemas=self.normalize
+            )
+        return schema_id
+
+    def lookup(self, subject: str, schema_str: str, schema_type: str = "AVRO") -> Registered:
+        """The id and version of `schema_str` under `subject`; RegistryRefusedError when not registered there."""
+        with self._translated(f"looking up a schema under subject {subject}"):
+            found = self._client.lookup_schema(
+                subject, self._schema_type(schema_str, schema_type), normalize_schemas=self.normalize
+            )
+        return Registered(int(found.schema_id), schema_str, found.version)
+
+    def version_of(self, subject: str, schema_str: str, schema_type: str = "AVRO") -> int | None:
+        """The version of `schema_str` under `subject`, None when it is not registered there."""
+        try:
+            return self.lookup(subject, schema_str, schema_type).version
+        except RegistryRefusedError as exc:
+            if exc.status == 404:
+                return None
+            raise
+
+    def latest(self, subject: str) -> Registered:
+        with self._translated(f"the latest schema of subject {subject}"):
+            found = self._client.get_latest_version(subject)
+        return Registered(int(found.schema_id), str(found.schema.schema_str), found.version)
+
+    def is_compatible(self, subject: str, schema_str: str, schema_type: str = "AVRO") -> bool:
+        with self._translated(f"checking compatibility with subject {subject}"):
+            return bool(self._client.test_compatibility(subject, self._schema_type(schema_str, schema_type)))
+
+    @contextlib.contextmanager
+    def _translated(self, what: str) -> Iterator[None]:
+        try:
+            yield
+        except self._error_type as exc:
+            status = int(getattr(exc, "http_status_code", -1) or -1)
+            code = int(getattr(exc, "error_code", -1) or -1)
+            message = self._scrubbed(str(getattr(exc, "error_message", exc)))
+            text = f"Schema Registry ({self._shown}) refused {what}: {message} (HTTP {status}, error code {code})"
+            if status in _RETRIABLE_STATUSES:
+                raise RegistryUnavailableError(text) from None
+            raise RegistryRefusedError(text, status, code) from None
+        except (DataError, RetriableError):
+            raise
+        except Exception as exc:
+            # The HTTP client's transport errors (connection refused, timeouts, TLS) after its retries.
+            raise RegistryUnavailableError(
+                f"Schema Registry ({self._shown}) could not be reached for {what}: "
+                f"{type(exc).__name__}: {self._scrubbed(str(exc))}"
+            ) from None
+
+    def _scrubbed(self, text: str) -> str:
+        for secret in self._secrets:
+            text = text.replace(secret, "[hidden]")
+        return text
