@@ -5,4 +5,5 @@ pytest_plugins = [
     "tests.fixtures.hdfs.plugin",
     "tests.fixtures.s3.plugin",
     "tests.fixtures.sql.plugin",
+    "tests.fixtures.containers.plugin",
 ]

@@ -1,8 +1,8 @@
 """Static checks of docker/: no Docker engine runs here, so what can be checked without one is checked.
 
-The image's entry point is exercised as a plain process by the standalone and distributed tests; these
-tests make sure the build files point at things that exist and that the baked-in worker config and the
-compose file's environment-only cluster config are valid.
+The images are built and run by tests/containers (with podman); these tests make sure the build files
+point at things that exist, that the entry point knows every kconnect subcommand, and that the baked-in
+worker config and the compose file's environment-only cluster config are valid.
 """
 
 from __future__ import annotations
@@ -41,8 +41,13 @@ def test_hadolint_finds_no_warnings() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+def _copied_sources() -> list[str]:
+    """The build-context paths of every COPY (not those copied from another stage)."""
+    return [source for row in _instructions("COPY") if not row[0].startswith("--") for source in row[:-1]]
+
+
 def test_every_copied_path_exists_in_the_repository() -> None:
-    sources = [row[0] for row in _instructions("COPY") if not row[0].startswith("--")]
+    sources = _copied_sources()
     assert sources, "the Dockerfile copies the project"
     for source in sources:
         assert (ROOT / source).exists(), f"COPY {source}: no such path in the repository"
@@ -51,14 +56,40 @@ def test_every_copied_path_exists_in_the_repository() -> None:
     assert set(packages) <= copied, f"packages missing from the image: {set(packages) - copied}"
 
 
-def test_entry_point_is_the_kconnect_command_and_its_default_subcommand_exists() -> None:
-    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
-    assert '["kconnect"]' in " ".join(_instructions("ENTRYPOINT")[0])
-    assert "kconnect" in scripts
-    cmd = " ".join(_instructions("CMD")[-1])  # the last CMD; a HEALTHCHECK continuation line has one too
-    subcommand = cmd.strip('[]"').split('"')[0]
-    properties = cmd.rstrip("]").split('"')[-2]
-    build_parser().parse_args([subcommand, properties])  # exits (fails the test) if unknown
+def test_the_build_context_admits_every_copied_path_and_leaves_out_the_virtual_environment() -> None:
+    rules = [line.strip() for line in (ROOT / ".dockerignore").read_text().splitlines()]
+    rules = [rule for rule in rules if rule and not rule.startswith("#")]
+    assert rules[0] == "*", "everything is left out unless admitted"
+    admitted = {rule[1:] for rule in rules if rule.startswith("!")}
+    for source in _copied_sources():
+        assert source in admitted, f"COPY {source}: left out of the build context by .dockerignore"
+    assert not any(".venv" in path for path in admitted)
+
+
+def test_the_entry_point_runs_kconnect_under_tini_and_its_default_command_is_a_distributed_worker() -> None:
+    (entrypoint,) = _instructions("ENTRYPOINT")
+    assert entrypoint == ['["/usr/bin/tini",', '"--",', '"/usr/local/bin/kconnect-entrypoint"]']
+    assert ["docker/entrypoint.sh", "/usr/local/bin/kconnect-entrypoint"] in _instructions("COPY")
+    assert _instructions("CMD")[-1] == ['["worker"]']  # the last CMD; a HEALTHCHECK continuation line has one too
+    args = build_parser().parse_args(["worker"])
+    assert args.command == "worker" and args.worker_properties is None, "no properties file: the environment only"
+
+
+def test_the_entry_point_hands_every_kconnect_subcommand_to_kconnect() -> None:
+    script = (ROOT / "docker" / "entrypoint.sh").read_text()
+    (line,) = [line for line in script.splitlines() if "exec kconnect" in line]
+    handed = {word.strip() for word in line.split(")")[0].split("|")} - {"-*"}
+    parser = build_parser()
+    subcommands = set(next(a for a in parser._actions if a.dest == "command").choices)  # type: ignore[arg-type]
+    assert handed == subcommands
+
+
+def test_both_images_are_targets_and_the_worker_image_is_the_default() -> None:
+    stages = [row[-1] for row in _instructions("FROM")]
+    assert {"kconnect", "kconnect-spark"} <= set(stages)
+    assert stages[-1] == "kconnect", "a build without --target makes the worker image"
+    assert _instructions("USER")[-1] == ["1000:1000"]
+    assert _instructions("ARG")[0] == ["BASE_IMAGE=python:3.11-slim"]
 
 
 def test_baked_worker_config_is_a_valid_standalone_config() -> None:
@@ -72,6 +103,7 @@ def test_baked_worker_config_is_a_valid_standalone_config() -> None:
 def test_compose_file_builds_this_image_next_to_a_broker() -> None:
     compose = yaml.safe_load((ROOT / "docker" / "compose.yaml").read_text())
     worker = compose["services"]["worker"]
+    assert build_parser().parse_args(worker["command"]).command == "standalone"
     context = (ROOT / "docker" / worker["build"]["context"]).resolve()
     assert context == ROOT
     assert (context / worker["build"]["dockerfile"]).resolve() == DOCKERFILE

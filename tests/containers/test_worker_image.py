@@ -1,0 +1,271 @@
+"""The worker image (`kconnect:local`, docker/Dockerfile) run by a real container engine.
+
+Its default command is a distributed worker configured by `KCONNECT_*` variables alone. The containers
+share the host's network: the tests' broker listens on 127.0.0.1 and advertises that address, which a
+container on a bridge network could not reach.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+import time
+import uuid
+from pathlib import Path
+
+import httpx
+import pytest
+from confluent_kafka import Consumer, TopicPartition
+from confluent_kafka.admin import AdminClient
+
+from tests.fixtures.containers.engine import Engine
+from tests.fixtures.containers.plugin import Container, ContainerRunner
+from tests.fixtures.kafka import new_topic
+from tests.fixtures.tcp_ports import free_port
+from tests.support.topic_reads import read_topic
+from tests.support.waiting import wait_until
+
+pytestmark = pytest.mark.containers
+
+STRING_CONVERTER = "org.apache.kafka.connect.storage.StringConverter"
+# The engine's default grace period between SIGTERM and SIGKILL (`podman stop`, `docker stop`).
+ENGINE_GRACE_S = 10
+
+
+def worker_environment(bootstrap: str, port: int) -> dict[str, str]:
+    group = f"kc-container-{uuid.uuid4().hex[:8]}"
+    return {
+        "KCONNECT_BOOTSTRAP_SERVERS": bootstrap,
+        "KCONNECT_GROUP_ID": group,
+        "KCONNECT_CONFIG_STORAGE_TOPIC": f"{group}-configs",
+        "KCONNECT_OFFSET_STORAGE_TOPIC": f"{group}-offsets",
+        "KCONNECT_STATUS_STORAGE_TOPIC": f"{group}-status",
+        # One broker: Kafka Connect's default of 3 replicas cannot be met.
+        "KCONNECT_CONFIG_STORAGE_REPLICATION_FACTOR": "1",
+        "KCONNECT_OFFSET_STORAGE_REPLICATION_FACTOR": "1",
+        "KCONNECT_STATUS_STORAGE_REPLICATION_FACTOR": "1",
+        "KCONNECT_OFFSET_STORAGE_PARTITIONS": "1",
+        "KCONNECT_KEY_CONVERTER": STRING_CONVERTER,
+        "KCONNECT_VALUE_CONVERTER": STRING_CONVERTER,
+        "KCONNECT_OFFSET_FLUSH_INTERVAL_MS": "1000",
+        "KCONNECT_LISTENERS": f"http://127.0.0.1:{port}",
+    }
+
+
+def start_worker(
+    containers: ContainerRunner,
+    image: str,
+    bootstrap: str,
+    *,
+    volumes: tuple[tuple[Path, str], ...] = (),
+    extra_env: dict[str, str] | None = None,
+) -> tuple[Container, str]:
+    """A worker container with its REST API answering; (container, REST URL)."""
+    port = free_port()
+    env = {**worker_environment(bootstrap, port), **(extra_env or {})}
+    container = containers.run(image, env=env, volumes=volumes, network="host")
+    url = f"http://127.0.0.1:{port}"
+
+    def answering() -> bool:
+        if not container.state().get("Running"):
+            raise AssertionError(f"the worker container stopped:\n{container.logs()}")
+        try:
+            return httpx.get(f"{url}/connectors", timeout=2).status_code == 200
+        except httpx.HTTPError:
+            return False
+
+    wait_until(answering, 90, "the worker container's REST API", interval=0.25)
+    return container, url
+
+
+def post_connector(url: str, name: str, config: dict[str, str]) -> None:
+    response = httpx.post(f"{url}/connectors", json={"name": name, "config": config}, timeout=30)
+    assert response.status_code == 201, response.text
+
+
+def connector_running(url: str, name: str) -> bool:
+    response = httpx.get(f"{url}/connectors/{name}/status", timeout=5)
+    if response.status_code != 200:
+        return False
+    status = response.json()
+    tasks = status["tasks"]
+    return status["connector"]["state"] == "RUNNING" and bool(tasks) and all(t["state"] == "RUNNING" for t in tasks)
+
+
+def high_watermark(bootstrap: str, topic: str) -> int:
+    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"kc-watermark-{uuid.uuid4().hex[:8]}"})
+    try:
+        return int(consumer.get_watermark_offsets(TopicPartition(topic, 0), timeout=10)[1])
+    finally:
+        consumer.close()
+
+
+def test_a_connector_posted_to_the_worker_container_runs_and_its_records_arrive(
+    kafka_bootstrap: str, kafka_admin: AdminClient, worker_image: str, containers: ContainerRunner
+) -> None:
+    container, url = start_worker(containers, worker_image, kafka_bootstrap)
+    topic = new_topic(kafka_admin, prefix="kc-container")
+    records = 300
+
+    post_connector(
+        url,
+        "datagen",
+        {
+            "connector.class": "DatagenConnector",
+            "tasks.max": "1",
+            "kafka.topic": topic,
+            "quickstart": "sequence",
+            "max.records": str(records),
+            "key.converter": STRING_CONVERTER,
+        },
+    )
+
+    wait_until(lambda: connector_running(url, "datagen"), 60, "the connector and its task RUNNING")
+    wait_until(lambda: high_watermark(kafka_bootstrap, topic) >= records, 60, "every record in Kafka")
+    values = read_topic(kafka_bootstrap, topic, 1, "read_uncommitted")
+    assert len(values) == records, container.logs()
+    assert len(set(values)) == records, "each sequence record once"
+
+
+def test_the_engine_stopping_the_container_stops_the_worker_cleanly_within_the_grace_period(
+    kafka_bootstrap: str, kafka_admin: AdminClient, worker_image: str, containers: ContainerRunner
+) -> None:
+    container, url = start_worker(containers, worker_image, kafka_bootstrap)
+    topic = new_topic(kafka_admin, prefix="kc-container")
+    post_connector(
+        url,
+        "datagen",
+        {
+            "connector.class": "DatagenConnector",
+            "kafka.topic": topic,
+            "quickstart": "sequence",
+            "max.records": "-1",
+            "records.per.second": "200",
+        },
+    )
+    wait_until(lambda: connector_running(url, "datagen"), 60, "the connector and its task RUNNING")
+
+    started = time.monotonic()
+    container.stop(ENGINE_GRACE_S)
+    elapsed = time.monotonic() - started
+
+    state = container.state()
+    logs = container.logs()
+    assert state["ExitCode"] == 0, f"exit code {state['ExitCode']} (137: killed after the grace period)\n{logs}"
+    assert elapsed < ENGINE_GRACE_S, f"took {elapsed:.1f} s\n{logs}"
+    assert "Stop requested; leaving the cluster" in logs, logs
+
+
+def test_the_images_run_as_a_non_root_user(container_engine: Engine, worker_image: str) -> None:
+    configured = container_engine.inspect("image", worker_image)["Config"]
+    assert isinstance(configured, dict) and configured["User"] == "1000:1000"
+    # Any program runs in place of kconnect, as that user.
+    assert container_engine.run("run", "--rm", worker_image, "id", "-u").strip() == "1000"
+
+
+PLUGIN_MODULE = '''
+"""A connector that writes one greeting, installed from a wheel when the container starts."""
+import time
+
+from connect.api import ConfigDef, SourceConnector, SourceRecord, SourceTask
+from kc_greeting_words import GREETING
+
+
+class GreetingSourceConnector(SourceConnector):
+    def start(self, props):
+        self._props = dict(props)
+
+    def task_class(self):
+        return GreetingSourceTask
+
+    def task_configs(self, max_tasks):
+        return [self._props]
+
+    def stop(self):
+        pass
+
+    def config(self):
+        return ConfigDef()
+
+
+class GreetingSourceTask(SourceTask):
+    def start(self, props):
+        self._topic = props["topic"]
+        self._sent = False
+
+    def poll(self):
+        if self._sent:
+            time.sleep(0.2)
+            return None
+        self._sent = True
+        return [SourceRecord(None, None, self._topic, value=GREETING)]
+
+    def stop(self):
+        pass
+'''
+
+
+def build_wheel(source: Path, name: str, module: str, text: str, wheels: Path, extra: str = "") -> None:
+    project = source / name
+    project.mkdir(parents=True)
+    (project / f"{module}.py").write_text(textwrap.dedent(text))
+    (project / "pyproject.toml").write_text(
+        textwrap.dedent(
+            f"""
+            [build-system]
+            requires = ["setuptools"]
+            build-backend = "setuptools.build_meta"
+
+            [project]
+            name = "{name}"
+            version = "1.0"
+            """
+        )
+        + extra
+    )
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--quiet",
+            "--no-deps",
+            "--no-build-isolation",
+            "-w",
+            str(wheels),
+            str(project),
+        ],
+        check=True,
+        capture_output=True,
+    )
+
+
+def test_plugin_wheels_mounted_into_the_container_are_installed_at_start_with_what_they_need(
+    kafka_bootstrap: str, kafka_admin: AdminClient, worker_image: str, containers: ContainerRunner, tmp_path: Path
+) -> None:
+    wheels = tmp_path / "wheels"
+    # The plug-in needs a package the image lacks (its wheel is in the same directory) and kconnect (the
+    # image's own).
+    build_wheel(tmp_path, "kc-greeting-words", "kc_greeting_words", 'GREETING = "hello from a wheel"\n', wheels)
+    build_wheel(
+        tmp_path,
+        "kc-greeting",
+        "kc_greeting",
+        PLUGIN_MODULE,
+        wheels,
+        extra='dependencies = ["kc-greeting-words", "kconnect"]\n'
+        '[project.entry-points."kconnect.connectors"]\n'
+        'GreetingSourceConnector = "kc_greeting:GreetingSourceConnector"\n',
+    )
+    container, url = start_worker(
+        containers, worker_image, kafka_bootstrap, volumes=((wheels, "/opt/kconnect/plugin-wheels"),)
+    )
+
+    plugins = [p["class"] for p in httpx.get(f"{url}/connector-plugins", timeout=10).json()]
+    assert any(p.endswith("GreetingSourceConnector") for p in plugins), plugins
+    topic = new_topic(kafka_admin, prefix="kc-container")
+    post_connector(url, "greeting", {"connector.class": "GreetingSourceConnector", "topic": topic})
+    wait_until(lambda: high_watermark(kafka_bootstrap, topic) >= 1, 60, "the plug-in's record in Kafka")
+    assert read_topic(kafka_bootstrap, topic, 1, "read_uncommitted") == [b"hello from a wheel"], container.logs()
