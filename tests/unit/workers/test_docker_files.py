@@ -7,10 +7,13 @@ worker config and the compose file's environment-only cluster config are valid.
 
 from __future__ import annotations
 
+import base64
+import json
 import shutil
 import subprocess
 import tomllib
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -19,6 +22,7 @@ from workers.cli import build_parser
 from workers.common.env import key_of
 from workers.common.properties import read_properties
 from workers.distributed.settings import DistributedSettings
+from workers.kafka_local.jars import default_version
 
 ROOT = Path(__file__).resolve().parents[3]
 DOCKERFILE = ROOT / "docker" / "Dockerfile"
@@ -100,36 +104,83 @@ def test_baked_worker_config_is_a_valid_standalone_config() -> None:
     assert props["listeners"] == "http://0.0.0.0:8083", "the REST API must listen beyond the container's loopback"
 
 
-def test_compose_file_builds_this_image_next_to_a_broker() -> None:
-    compose = yaml.safe_load((ROOT / "docker" / "compose.yaml").read_text())
-    worker = compose["services"]["worker"]
-    assert build_parser().parse_args(worker["command"]).command == "standalone"
-    context = (ROOT / "docker" / worker["build"]["context"]).resolve()
-    assert context == ROOT
-    assert (context / worker["build"]["dockerfile"]).resolve() == DOCKERFILE
-    assert "kafka" in compose["services"] and "kafka" in worker["depends_on"]
-    assert "8083:8083" in worker["ports"]
+COMPOSE = ROOT / "docker" / "compose.yaml"
 
 
-def test_compose_cluster_is_two_workers_of_the_same_image_configured_by_the_environment_alone() -> None:
-    services = yaml.safe_load((ROOT / "docker" / "compose.yaml").read_text())["services"]
-    cluster, standalone = services["cluster-worker"], services["worker"]
-    assert cluster["build"] == standalone["build"] and cluster["image"] == standalone["image"]
-    assert cluster["deploy"]["replicas"] == 2
-    assert "kafka" in cluster["depends_on"]
-    args = build_parser().parse_args(cluster["command"])  # exits (fails the test) if unknown
-    assert args.command == "worker" and args.worker_properties is None, "no properties file: the environment only"
-    assert "volumes" not in cluster
+def _services() -> dict[str, dict[str, Any]]:
+    services: dict[str, dict[str, Any]] = yaml.safe_load(COMPOSE.read_text())["services"]
+    return services
 
-    environment = {name: str(value) for name, value in cluster["environment"].items()}
+
+def _default_of(variable_reference: str) -> str:
+    """`${NAME:-default}` → default."""
+    assert variable_reference.startswith("${") and ":-" in variable_reference, variable_reference
+    return variable_reference[variable_reference.index(":-") + 2 : -1]
+
+
+def test_compose_builds_both_images_from_this_dockerfile() -> None:
+    targets = {"kconnect:local": "kconnect", "kconnect-spark:local": "kconnect-spark"}
+    built = [service for service in _services().values() if "build" in service]
+    assert {service["image"] for service in built} == set(targets)
+    for service in built:
+        context = (COMPOSE.parent / service["build"]["context"]).resolve()
+        assert context == ROOT
+        assert (context / service["build"]["dockerfile"]).resolve() == DOCKERFILE
+        assert service["build"]["target"] == targets[service["image"]]
+
+
+def test_compose_kafka_is_three_kraft_nodes_of_one_cluster_at_the_tests_version() -> None:
+    brokers = {name: s for name, s in _services().items() if name.startswith("kafka-")}
+    assert len(brokers) == 3
+    assert {_default_of(s["image"]) for s in brokers.values()} == {f"apache/kafka:{default_version()}"}
+    environments = [s["environment"] for s in brokers.values()]
+    assert sorted(e["KAFKA_NODE_ID"] for e in environments) == ["1", "2", "3"]
+    (cluster_id,) = {e["CLUSTER_ID"] for e in environments}
+    assert len(base64.urlsafe_b64decode(cluster_id + "==")) == 16, "a cluster id is a base64 UUID"
+    (voters,) = {e["KAFKA_CONTROLLER_QUORUM_VOTERS"] for e in environments}
+    assert voters == ",".join(f"{e['KAFKA_NODE_ID']}@{name}:9093" for name, e in zip(brokers, environments, strict=True))
+    for name, environment in zip(brokers, environments, strict=True):
+        assert environment["KAFKA_ADVERTISED_LISTENERS"] == f"PLAINTEXT://{name}:9092"
+        assert environment["KAFKA_OFFSETS_TOPIC_REPLICATION_FACTOR"] == "3"
+
+
+def _cluster_settings(service: dict[str, Any]) -> DistributedSettings:
+    environment = {name: str(value) for name, value in service["environment"].items()}
     keys = {name: key_of(name) for name in environment}
     assert None not in keys.values(), f"not worker settings: {[n for n, k in keys.items() if k is None]}"
-    required = {"bootstrap.servers", "group.id", "config.storage.topic", "offset.storage.topic", "status.storage.topic"}
-    assert required <= set(keys.values()), f"missing: {required - set(keys.values())}"
+    return DistributedSettings.load(None, environment)
 
-    settings = DistributedSettings.load(None, environment)
-    assert settings.worker.bootstrap_servers == "kafka:9092"
-    assert sorted(settings.from_env) == sorted(k for k in keys.values() if k is not None)
-    one_broker = [settings.config_topic, settings.offset_topic, settings.status_topic, settings.slots_topic]
-    assert all(topic.replication_factor == 1 for topic in one_broker), "the compose file runs a single broker"
-    assert settings.worker.listeners == ["http://0.0.0.0:8083"], "REST must listen beyond the container's loopback"
+
+def test_compose_workers_are_one_cluster_per_image_configured_by_the_environment_alone() -> None:
+    services = _services()
+    clusters: dict[str, list[str]] = {}
+    for name, service in services.items():
+        if service.get("image") not in ("kconnect:local", "kconnect-spark:local") or "command" in service:
+            continue
+        settings = _cluster_settings(service)
+        clusters.setdefault(settings.group_id, []).append(name)
+        assert settings.worker.bootstrap_servers == "kafka-1:9092,kafka-2:9092,kafka-3:9092"
+        topics = [settings.config_topic, settings.offset_topic, settings.status_topic, settings.slots_topic]
+        assert all(topic.replication_factor == 3 for topic in topics), "three brokers: Kafka Connect's default"
+        assert set(service["depends_on"]) == {"kafka-1", "kafka-2", "kafka-3"}
+        assert all(d["condition"] == "service_healthy" for d in service["depends_on"].values())
+        assert service["hostname"] == name, "a worker advertises its host name to the others"
+        spark = service["image"] == "kconnect-spark:local"
+        assert service.get("profiles", []) == (["spark"] if spark else [])
+    assert sorted(map(len, clusters.values())) == [2, 3], clusters
+    assert len({s["ports"][0].split(":")[0] for n, s in services.items() if "ports" in s}) == 5
+
+
+def test_compose_pipelines_are_applied_with_kconnect_ctl_from_files_that_exist() -> None:
+    services = _services()
+    for name in ("pipeline", "spark-pipeline"):
+        service = services[name]
+        args = build_parser().parse_args(service["command"])
+        assert args.command == "ctl"
+        (mount,) = service["volumes"]
+        source, target, _mode = mount.split(":")
+        local = COMPOSE.parent / source / Path(args.file).relative_to(target)
+        pipeline = json.loads(local.read_text())
+        assert {"name", "config"} <= set(pipeline)
+        (worker,) = service["depends_on"]
+        assert args.url == f"http://{worker}:8083"
