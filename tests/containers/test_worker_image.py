@@ -3,10 +3,11 @@ command is a distributed worker configured by `KCONNECT_*` variables alone (test
 
 from __future__ import annotations
 
-import subprocess
-import sys
+import base64
+import hashlib
 import textwrap
 import time
+import zipfile
 from pathlib import Path
 
 import httpx
@@ -135,40 +136,35 @@ class GreetingSourceTask(SourceTask):
 '''
 
 
-def build_wheel(source: Path, name: str, module: str, text: str, wheels: Path, extra: str = "") -> None:
-    project = source / name
-    project.mkdir(parents=True)
-    (project / f"{module}.py").write_text(textwrap.dedent(text))
-    (project / "pyproject.toml").write_text(
-        textwrap.dedent(
-            f"""
-            [build-system]
-            requires = ["setuptools"]
-            build-backend = "setuptools.build_meta"
-
-            [project]
-            name = "{name}"
-            version = "1.0"
-            """
-        )
-        + extra
-    )
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "wheel",
-            "--quiet",
-            "--no-deps",
-            "--no-build-isolation",
-            "-w",
-            str(wheels),
-            str(project),
-        ],
-        check=True,
-        capture_output=True,
-    )
+def make_wheel(
+    wheels: Path, name: str, module: str, source: str, requires: tuple[str, ...] = (), entry_points: str = ""
+) -> None:
+    """A pure-Python wheel of one module, written as the wheel format says (PEP 427): what `pip wheel` would
+    make of a one-module project, without a build backend on the host."""
+    distribution = name.replace("-", "_")
+    info = f"{distribution}-1.0.dist-info"
+    files = {
+        f"{module}.py": textwrap.dedent(source),
+        f"{info}/METADATA": "".join(
+            [
+                "Metadata-Version: 2.1\n",
+                f"Name: {name}\n",
+                "Version: 1.0\n",
+                *(f"Requires-Dist: {r}\n" for r in requires),
+            ]
+        ),
+        f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: kconnect-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+        f"{info}/entry_points.txt": entry_points,
+    }
+    record = []
+    for path, text in files.items():
+        digest = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=").decode()
+        record.append(f"{path},sha256={digest},{len(text.encode())}")
+    files[f"{info}/RECORD"] = "\n".join([*record, f"{info}/RECORD,,"]) + "\n"
+    wheels.mkdir(exist_ok=True)
+    with zipfile.ZipFile(wheels / f"{distribution}-1.0-py3-none-any.whl", "w") as archive:
+        for path, text in files.items():
+            archive.writestr(path, text)
 
 
 def test_plugin_wheels_mounted_into_the_container_are_installed_at_start_with_what_they_need(
@@ -177,16 +173,14 @@ def test_plugin_wheels_mounted_into_the_container_are_installed_at_start_with_wh
     wheels = tmp_path / "wheels"
     # The plug-in needs a package the image lacks (its wheel is in the same directory) and kconnect (the
     # image's own).
-    build_wheel(tmp_path, "kc-greeting-words", "kc_greeting_words", 'GREETING = "hello from a wheel"\n', wheels)
-    build_wheel(
-        tmp_path,
+    make_wheel(wheels, "kc-greeting-words", "kc_greeting_words", 'GREETING = "hello from a wheel"\n')
+    make_wheel(
+        wheels,
         "kc-greeting",
         "kc_greeting",
         PLUGIN_MODULE,
-        wheels,
-        extra='dependencies = ["kc-greeting-words", "kconnect"]\n'
-        '[project.entry-points."kconnect.connectors"]\n'
-        'GreetingSourceConnector = "kc_greeting:GreetingSourceConnector"\n',
+        requires=("kc-greeting-words", "kconnect"),
+        entry_points="[kconnect.connectors]\nGreetingSourceConnector = kc_greeting:GreetingSourceConnector\n",
     )
     container, url = start_worker(
         containers, worker_image, kafka_bootstrap, volumes=((wheels, "/opt/kconnect/plugin-wheels", "ro"),)
