@@ -138,7 +138,9 @@ def test_compose_kafka_is_three_kraft_nodes_of_one_cluster_at_the_tests_version(
     (cluster_id,) = {e["CLUSTER_ID"] for e in environments}
     assert len(base64.urlsafe_b64decode(cluster_id + "==")) == 16, "a cluster id is a base64 UUID"
     (voters,) = {e["KAFKA_CONTROLLER_QUORUM_VOTERS"] for e in environments}
-    assert voters == ",".join(f"{e['KAFKA_NODE_ID']}@{name}:9093" for name, e in zip(brokers, environments, strict=True))
+    assert voters == ",".join(
+        f"{e['KAFKA_NODE_ID']}@{name}:9093" for name, e in zip(brokers, environments, strict=True)
+    )
     for name, environment in zip(brokers, environments, strict=True):
         assert environment["KAFKA_ADVERTISED_LISTENERS"] == f"PLAINTEXT://{name}:9092"
         assert environment["KAFKA_OFFSETS_TOPIC_REPLICATION_FACTOR"] == "3"
