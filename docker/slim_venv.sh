@@ -24,8 +24,9 @@ rm -f "$site"/pyarrow/_flight.* "$site"/pyarrow/flight.py "$site"/pyarrow/libarr
     "$site"/pyarrow/libarrow_python_flight.so*
 
 # Spark's jars for what the Spark sink never runs in a worker: RocksDB (streaming state stores), MLlib and
-# GraphX with their linear algebra, and Hive with its metastore (the sink's sessions use Spark's in-memory
-# catalog). hive-storage-api stays: ORC needs it.
+# GraphX with their linear algebra, Hive with its metastore (the sink's sessions use Spark's in-memory
+# catalog; hive-storage-api stays: ORC needs it), the Spark Connect server and the Scala shell of Spark
+# Connect (the sink reaches a remote server, `sc://`, through pyspark's Python client).
 if [ -d "$site/pyspark/jars" ]; then
     (
         cd "$site/pyspark/jars"
@@ -36,7 +37,9 @@ if [ -d "$site/pyspark/jars" ]; then
             spark-hive_*.jar spark-hive-thriftserver_*.jar hive-beeline-*.jar hive-cli-*.jar hive-common-*.jar \
             hive-exec-*.jar hive-jdbc-*.jar hive-metastore-*.jar hive-serde-*.jar hive-service-rpc-*.jar \
             hive-shims-*.jar datanucleus-*.jar derby-*.jar derbyshared-*.jar derbytools-*.jar javax.jdo-*.jar \
-            jdo-api-*.jar libfb303-*.jar libthrift-*.jar
+            jdo-api-*.jar libfb303-*.jar libthrift-*.jar \
+            spark-connect_*.jar
+        rm -rf connect-repl
     )
 fi
 

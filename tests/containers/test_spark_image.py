@@ -67,5 +67,8 @@ def test_the_spark_image_writes_parquet_that_pyarrow_reads_back_exactly_once(
             raise AssertionError(f"the worker container stopped:\n{container.logs()}")
         return all_committed(out, topic, producer.per_partition())
 
-    wait_until(committed, 240, "every record committed as Parquet", interval=1)
+    try:
+        wait_until(committed, 240, "every record committed as Parquet", interval=1)
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}\n--- the worker's log, last lines:\n{container.logs()[-6000:]}") from None
     assert_exactly_once(out, topic, producer)
