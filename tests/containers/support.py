@@ -72,7 +72,10 @@ def post_connector(url: str, name: str, config: dict[str, str]) -> None:
 
 
 def connector_running(url: str, name: str) -> bool:
-    response = httpx.get(f"{url}/connectors/{name}/status", timeout=5)
+    try:
+        response = httpx.get(f"{url}/connectors/{name}/status", timeout=5)
+    except httpx.HTTPError:
+        return False  # not listening (yet, or any more)
     if response.status_code != 200:
         return False
     status = response.json()

@@ -87,6 +87,28 @@ def test_the_engine_stopping_the_container_stops_the_worker_cleanly_within_the_g
     assert "Stop requested; leaving the cluster" in logs, logs
 
 
+def test_a_restarted_worker_container_runs_its_connector_again_and_its_health_check_passes(
+    kafka_bootstrap: str, kafka_admin: AdminClient, worker_image: str, containers: ContainerRunner
+) -> None:
+    container, url = start_worker(containers, worker_image, kafka_bootstrap)
+    topic = new_topic(kafka_admin, prefix="kc-container")
+    post_connector(
+        url,
+        "datagen",
+        {"connector.class": "DatagenConnector", "kafka.topic": topic, "max.records": "-1", "records.per.second": "50"},
+    )
+    wait_until(lambda: connector_running(url, "datagen"), 60, "the connector and its task RUNNING")
+    assert container.run_health_check(), container.logs()
+    container.stop(ENGINE_GRACE_S)
+    written = high_watermark(kafka_bootstrap, topic)
+
+    container.start()  # its state is in Kafka, not in the container
+
+    wait_until(lambda: connector_running(url, "datagen"), 90, "the connector RUNNING after the restart", interval=0.25)
+    wait_until(lambda: high_watermark(kafka_bootstrap, topic) > written, 30, "new records after the restart")
+    assert container.run_health_check(), container.logs()
+
+
 def test_the_images_run_as_a_non_root_user(container_engine: Engine, worker_image: str) -> None:
     configured = container_engine.inspect("image", worker_image)["Config"]
     assert isinstance(configured, dict) and configured["User"] == "1000:1000"
