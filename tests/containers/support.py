@@ -20,8 +20,12 @@ STRING_CONVERTER = "org.apache.kafka.connect.storage.StringConverter"
 ENGINE_GRACE_S = 10
 
 
-def worker_environment(bootstrap: str, port: int) -> dict[str, str]:
-    group = f"kc-container-{uuid.uuid4().hex[:8]}"
+def new_group() -> str:
+    return f"kc-container-{uuid.uuid4().hex[:8]}"
+
+
+def worker_environment(bootstrap: str, port: int, group: str) -> dict[str, str]:
+    """A worker of cluster `group` (its internal topics named after it), REST on 127.0.0.1:`port`."""
     return {
         "KCONNECT_BOOTSTRAP_SERVERS": bootstrap,
         "KCONNECT_GROUP_ID": group,
@@ -47,10 +51,12 @@ def start_worker(
     *,
     volumes: tuple[Volume, ...] = (),
     extra_env: dict[str, str] | None = None,
+    group: str | None = None,
 ) -> tuple[Container, str]:
-    """A worker container with its REST API answering; (container, REST URL)."""
+    """A worker container (of a cluster of its own unless `group` names one) with its REST API answering;
+    (container, REST URL)."""
     port = free_port()
-    env = {**worker_environment(bootstrap, port), **(extra_env or {})}
+    env = {**worker_environment(bootstrap, port, group or new_group()), **(extra_env or {})}
     container = containers.run(image, env=env, volumes=volumes, network="host")
     url = f"http://127.0.0.1:{port}"
 
@@ -89,3 +95,17 @@ def high_watermark(bootstrap: str, topic: str) -> int:
         return int(consumer.get_watermark_offsets(TopicPartition(topic, 0), timeout=10)[1])
     finally:
         consumer.close()
+
+
+def task_workers(url: str, name: str) -> list[str] | None:
+    """The worker id of each of the connector's tasks while all of them are RUNNING, else None."""
+    try:
+        response = httpx.get(f"{url}/connectors/{name}/status", timeout=5)
+    except httpx.HTTPError:
+        return None
+    if response.status_code != 200:
+        return None
+    tasks = response.json()["tasks"]
+    if not tasks or any(t["state"] != "RUNNING" for t in tasks):
+        return None
+    return [str(t["worker_id"]) for t in tasks]
