@@ -59,3 +59,40 @@ def test_killing_a_worker_container_moves_its_tasks_to_the_others_within_the_fai
     wait_until(moved, 60, "the killed worker's task RUNNING on another", interval=0.1)
     elapsed = time.monotonic() - killed
     assert elapsed <= FAILOVER_TARGET_S, f"{elapsed:.1f} s (target {FAILOVER_TARGET_S:g} s)"
+
+
+def test_stopping_a_worker_container_hands_its_tasks_over_without_waiting_for_the_session_timeout(
+    kafka_bootstrap: str, kafka_admin: AdminClient, worker_image: str, containers: ContainerRunner
+) -> None:
+    group = new_group()
+    # A session timeout far above the handover: a task that moved only after it would fail the test.
+    membership = {"KCONNECT_SESSION_TIMEOUT_MS": "30000", "KCONNECT_TASK_BALANCE_DELAY_MS": "500"}
+    workers = [
+        start_worker(containers, worker_image, kafka_bootstrap, group=group, extra_env=membership) for _ in range(2)
+    ]
+    topic = new_topic(kafka_admin, partitions=2, prefix="kc-container")
+    post_connector(
+        workers[0][1],
+        "datagen",
+        {"connector.class": "DatagenConnector", "tasks.max": "2", "kafka.topic": topic, "records.per.second": "60"},
+    )
+    (leaving, leaving_url), (_, staying_url) = workers
+    leaving_id = leaving_url.removeprefix("http://")
+    wait_until(
+        lambda: (owners := task_workers(staying_url, "datagen")) is not None and leaving_id in owners,
+        90,
+        "a task on each worker container",
+        interval=0.25,
+    )
+
+    started = time.monotonic()
+    leaving.stop(10)
+    wait_until(
+        lambda: (owners := task_workers(staying_url, "datagen")) is not None and leaving_id not in owners,
+        30,
+        "the stopped worker's task RUNNING on the other",
+        interval=0.1,
+    )
+    elapsed = time.monotonic() - started
+    assert leaving.state()["ExitCode"] == 0, leaving.logs()
+    assert elapsed < 15, f"{elapsed:.1f} s: the handover waited for the session timeout"
