@@ -4,9 +4,10 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup run test test-unit lint bench bench-quick bench-quick-all clean kafka-jars hadoop-jars s3a-jars sql-servers prometheus chromium schema-registry
+.PHONY: setup run test test-unit lint bench bench-quick bench-quick-all clean kafka-jars hadoop-jars s3a-jars sql-servers \
+	prometheus chromium schema-registry container-engine images
 
-setup: $(STAMP) kafka-jars hadoop-jars s3a-jars sql-servers prometheus chromium schema-registry
+setup: $(STAMP) kafka-jars hadoop-jars s3a-jars sql-servers prometheus chromium schema-registry container-engine
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -42,10 +43,21 @@ prometheus:
 chromium:
 	@bash tests/fixtures/browser/install.sh
 
+# podman, buildah, runc and debootstrap from Debian's packages (tests/fixtures/containers): the image builds
+# and container tests run on them.
+container-engine:
+	@bash tests/fixtures/containers/install_engine.sh
+
+# kconnect:local and kconnect-spark:local from docker/Dockerfile, with podman (on a Debian base made locally
+# with debootstrap, cached) or docker. Prints each step's time and each image's size.
+images: $(STAMP) container-engine
+	$(BIN)/python -m tests.fixtures.containers images
+
 run: setup
 	$(BIN)/python -m workers.demo
 
-test: setup
+# The images are built first, so the tests' own builds find every layer cached.
+test: setup images
 	$(BIN)/pytest tests
 
 test-unit: $(STAMP)

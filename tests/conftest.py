@@ -7,4 +7,5 @@ pytest_plugins = [
     "tests.fixtures.sql.plugin",
     "tests.fixtures.browser.plugin",
     "tests.fixtures.schema_registry.plugin",
+    "tests.fixtures.containers.plugin",
 ]

@@ -34,6 +34,7 @@ RESERVED = frozenset(
         "KCONNECT_HDFS_URL",
         "KCONNECT_SPARK_SINK_CRASH_AT",
         "KCONNECT_JAAS_CONFIG",  # the basic-auth extension's JAAS file (rest.extensions.basic_auth)
+        "KCONNECT_PLUGIN_WHEELS",  # the container image's directory of plug-in wheels (docker/entrypoint.sh)
     }
 )
 

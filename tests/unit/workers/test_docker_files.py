@@ -1,16 +1,19 @@
 """Static checks of docker/: no Docker engine runs here, so what can be checked without one is checked.
 
-The image's entry point is exercised as a plain process by the standalone and distributed tests; these
-tests make sure the build files point at things that exist and that the baked-in worker config and the
-compose file's environment-only cluster config are valid.
+The images are built and run by tests/containers (with podman); these tests make sure the build files
+point at things that exist, that the entry point knows every kconnect subcommand, and that the baked-in
+worker config and the compose file's environment-only cluster config are valid.
 """
 
 from __future__ import annotations
 
+import base64
+import json
 import shutil
 import subprocess
 import tomllib
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -19,6 +22,7 @@ from workers.cli import build_parser
 from workers.common.env import key_of
 from workers.common.properties import read_properties
 from workers.distributed.settings import DistributedSettings
+from workers.kafka_local.jars import default_version
 
 ROOT = Path(__file__).resolve().parents[3]
 DOCKERFILE = ROOT / "docker" / "Dockerfile"
@@ -41,8 +45,13 @@ def test_hadolint_finds_no_warnings() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+def _copied_sources() -> list[str]:
+    """The build-context paths of every COPY (not those copied from another stage)."""
+    return [source for row in _instructions("COPY") if not row[0].startswith("--") for source in row[:-1]]
+
+
 def test_every_copied_path_exists_in_the_repository() -> None:
-    sources = [row[0] for row in _instructions("COPY") if not row[0].startswith("--")]
+    sources = _copied_sources()
     assert sources, "the Dockerfile copies the project"
     for source in sources:
         assert (ROOT / source).exists(), f"COPY {source}: no such path in the repository"
@@ -51,14 +60,40 @@ def test_every_copied_path_exists_in_the_repository() -> None:
     assert set(packages) <= copied, f"packages missing from the image: {set(packages) - copied}"
 
 
-def test_entry_point_is_the_kconnect_command_and_its_default_subcommand_exists() -> None:
-    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
-    assert '["kconnect"]' in " ".join(_instructions("ENTRYPOINT")[0])
-    assert "kconnect" in scripts
-    cmd = " ".join(_instructions("CMD")[-1])  # the last CMD; a HEALTHCHECK continuation line has one too
-    subcommand = cmd.strip('[]"').split('"')[0]
-    properties = cmd.rstrip("]").split('"')[-2]
-    build_parser().parse_args([subcommand, properties])  # exits (fails the test) if unknown
+def test_the_build_context_admits_every_copied_path_and_leaves_out_the_virtual_environment() -> None:
+    rules = [line.strip() for line in (ROOT / ".dockerignore").read_text().splitlines()]
+    rules = [rule for rule in rules if rule and not rule.startswith("#")]
+    assert rules[0] == "*", "everything is left out unless admitted"
+    admitted = {rule[1:] for rule in rules if rule.startswith("!")}
+    for source in _copied_sources():
+        assert source in admitted, f"COPY {source}: left out of the build context by .dockerignore"
+    assert not any(".venv" in path for path in admitted)
+
+
+def test_the_entry_point_runs_kconnect_under_tini_and_its_default_command_is_a_distributed_worker() -> None:
+    (entrypoint,) = _instructions("ENTRYPOINT")
+    assert entrypoint == ['["/usr/bin/tini",', '"--",', '"/usr/local/bin/kconnect-entrypoint"]']
+    assert ["docker/entrypoint.sh", "/usr/local/bin/kconnect-entrypoint"] in _instructions("COPY")
+    assert _instructions("CMD")[-1] == ['["worker"]']  # the last CMD; a HEALTHCHECK continuation line has one too
+    args = build_parser().parse_args(["worker"])
+    assert args.command == "worker" and args.worker_properties is None, "no properties file: the environment only"
+
+
+def test_the_entry_point_hands_every_kconnect_subcommand_to_kconnect() -> None:
+    script = (ROOT / "docker" / "entrypoint.sh").read_text()
+    (line,) = [line for line in script.splitlines() if "exec kconnect" in line]
+    handed = {word.strip() for word in line.split(")")[0].split("|")} - {"-*"}
+    parser = build_parser()
+    subcommands = set(next(a for a in parser._actions if a.dest == "command").choices)  # type: ignore[arg-type]
+    assert handed == subcommands
+
+
+def test_both_images_are_targets_and_the_worker_image_is_the_default() -> None:
+    stages = [row[-1] for row in _instructions("FROM")]
+    assert {"kconnect", "kconnect-spark"} <= set(stages)
+    assert stages[-1] == "kconnect", "a build without --target makes the worker image"
+    assert _instructions("USER")[-1] == ["1000:1000"]
+    assert _instructions("ARG")[0] == ["BASE_IMAGE=python:3.11-slim"]
 
 
 def test_baked_worker_config_is_a_valid_standalone_config() -> None:
@@ -69,35 +104,85 @@ def test_baked_worker_config_is_a_valid_standalone_config() -> None:
     assert props["listeners"] == "http://0.0.0.0:8083", "the REST API must listen beyond the container's loopback"
 
 
-def test_compose_file_builds_this_image_next_to_a_broker() -> None:
-    compose = yaml.safe_load((ROOT / "docker" / "compose.yaml").read_text())
-    worker = compose["services"]["worker"]
-    context = (ROOT / "docker" / worker["build"]["context"]).resolve()
-    assert context == ROOT
-    assert (context / worker["build"]["dockerfile"]).resolve() == DOCKERFILE
-    assert "kafka" in compose["services"] and "kafka" in worker["depends_on"]
-    assert "8083:8083" in worker["ports"]
+COMPOSE = ROOT / "docker" / "compose.yaml"
 
 
-def test_compose_cluster_is_two_workers_of_the_same_image_configured_by_the_environment_alone() -> None:
-    services = yaml.safe_load((ROOT / "docker" / "compose.yaml").read_text())["services"]
-    cluster, standalone = services["cluster-worker"], services["worker"]
-    assert cluster["build"] == standalone["build"] and cluster["image"] == standalone["image"]
-    assert cluster["deploy"]["replicas"] == 2
-    assert "kafka" in cluster["depends_on"]
-    args = build_parser().parse_args(cluster["command"])  # exits (fails the test) if unknown
-    assert args.command == "worker" and args.worker_properties is None, "no properties file: the environment only"
-    assert "volumes" not in cluster
+def _services() -> dict[str, dict[str, Any]]:
+    services: dict[str, dict[str, Any]] = yaml.safe_load(COMPOSE.read_text())["services"]
+    return services
 
-    environment = {name: str(value) for name, value in cluster["environment"].items()}
+
+def _default_of(variable_reference: str) -> str:
+    """`${NAME:-default}` → default."""
+    assert variable_reference.startswith("${") and ":-" in variable_reference, variable_reference
+    return variable_reference[variable_reference.index(":-") + 2 : -1]
+
+
+def test_compose_builds_both_images_from_this_dockerfile() -> None:
+    targets = {"kconnect:local": "kconnect", "kconnect-spark:local": "kconnect-spark"}
+    built = [service for service in _services().values() if "build" in service]
+    assert {service["image"] for service in built} == set(targets)
+    for service in built:
+        context = (COMPOSE.parent / service["build"]["context"]).resolve()
+        assert context == ROOT
+        assert (context / service["build"]["dockerfile"]).resolve() == DOCKERFILE
+        assert service["build"]["target"] == targets[service["image"]]
+
+
+def test_compose_kafka_is_three_kraft_nodes_of_one_cluster_at_the_tests_version() -> None:
+    brokers = {name: s for name, s in _services().items() if name.startswith("kafka-")}
+    assert len(brokers) == 3
+    assert {_default_of(s["image"]) for s in brokers.values()} == {f"apache/kafka:{default_version()}"}
+    environments = [s["environment"] for s in brokers.values()]
+    assert sorted(e["KAFKA_NODE_ID"] for e in environments) == ["1", "2", "3"]
+    (cluster_id,) = {e["CLUSTER_ID"] for e in environments}
+    assert len(base64.urlsafe_b64decode(cluster_id + "==")) == 16, "a cluster id is a base64 UUID"
+    (voters,) = {e["KAFKA_CONTROLLER_QUORUM_VOTERS"] for e in environments}
+    assert voters == ",".join(
+        f"{e['KAFKA_NODE_ID']}@{name}:9093" for name, e in zip(brokers, environments, strict=True)
+    )
+    for name, environment in zip(brokers, environments, strict=True):
+        assert environment["KAFKA_ADVERTISED_LISTENERS"] == f"PLAINTEXT://{name}:9092"
+        assert environment["KAFKA_OFFSETS_TOPIC_REPLICATION_FACTOR"] == "3"
+
+
+def _cluster_settings(service: dict[str, Any]) -> DistributedSettings:
+    environment = {name: str(value) for name, value in service["environment"].items()}
     keys = {name: key_of(name) for name in environment}
     assert None not in keys.values(), f"not worker settings: {[n for n, k in keys.items() if k is None]}"
-    required = {"bootstrap.servers", "group.id", "config.storage.topic", "offset.storage.topic", "status.storage.topic"}
-    assert required <= set(keys.values()), f"missing: {required - set(keys.values())}"
+    return DistributedSettings.load(None, environment)
 
-    settings = DistributedSettings.load(None, environment)
-    assert settings.worker.bootstrap_servers == "kafka:9092"
-    assert sorted(settings.from_env) == sorted(k for k in keys.values() if k is not None)
-    one_broker = [settings.config_topic, settings.offset_topic, settings.status_topic, settings.slots_topic]
-    assert all(topic.replication_factor == 1 for topic in one_broker), "the compose file runs a single broker"
-    assert settings.worker.listeners == ["http://0.0.0.0:8083"], "REST must listen beyond the container's loopback"
+
+def test_compose_workers_are_one_cluster_per_image_configured_by_the_environment_alone() -> None:
+    services = _services()
+    clusters: dict[str, list[str]] = {}
+    for name, service in services.items():
+        if service.get("image") not in ("kconnect:local", "kconnect-spark:local") or "command" in service:
+            continue
+        settings = _cluster_settings(service)
+        clusters.setdefault(settings.group_id, []).append(name)
+        assert settings.worker.bootstrap_servers == "kafka-1:9092,kafka-2:9092,kafka-3:9092"
+        topics = [settings.config_topic, settings.offset_topic, settings.status_topic, settings.slots_topic]
+        assert all(topic.replication_factor == 3 for topic in topics), "three brokers: Kafka Connect's default"
+        assert set(service["depends_on"]) == {"kafka-1", "kafka-2", "kafka-3"}
+        assert all(d["condition"] == "service_healthy" for d in service["depends_on"].values())
+        assert service["hostname"] == name, "a worker advertises its host name to the others"
+        spark = service["image"] == "kconnect-spark:local"
+        assert service.get("profiles", []) == (["spark"] if spark else [])
+    assert sorted(map(len, clusters.values())) == [2, 3], clusters
+    assert len({s["ports"][0].split(":")[0] for n, s in services.items() if "ports" in s}) == 5
+
+
+def test_compose_pipelines_are_applied_with_kconnect_ctl_from_files_that_exist() -> None:
+    services = _services()
+    for name in ("pipeline", "spark-pipeline"):
+        service = services[name]
+        args = build_parser().parse_args(service["command"])
+        assert args.command == "ctl"
+        (mount,) = service["volumes"]
+        source, target, _mode = mount.split(":")
+        local = COMPOSE.parent / source / Path(args.file).relative_to(target)
+        pipeline = json.loads(local.read_text())
+        assert {"name", "config"} <= set(pipeline)
+        (worker,) = service["depends_on"]
+        assert args.url == f"http://{worker}:8083"

@@ -1,0 +1,20 @@
+"""Both images stay under their size targets (what a user pulls onto every worker machine)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.fixtures.containers.engine import Engine
+
+pytestmark = pytest.mark.containers
+
+
+MB = 1_000_000
+
+
+def test_the_images_stay_under_their_size_targets(
+    container_engine: Engine, worker_image: str, spark_image: str
+) -> None:
+    sizes = {image: container_engine.image_size(image) / MB for image in (worker_image, spark_image)}
+    assert sizes[worker_image] < 250, sizes
+    assert sizes[spark_image] < 900, sizes

@@ -1,0 +1,74 @@
+"""The Spark image (`kconnect-spark:local`): the Spark Parquet sink runs in it, on its own Java runtime."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.containers.support import post_connector, start_worker
+from tests.e2e.spark_sink_workers import (
+    FLUSH_SIZE,
+    PARTITIONS,
+    SPARK_OPTIONS,
+    SequenceProducer,
+    all_committed,
+    assert_exactly_once,
+)
+from tests.fixtures.containers.plugin import ContainerRunner
+from tests.support.waiting import wait_until
+
+pytestmark = pytest.mark.containers
+
+BYTES = "org.apache.kafka.connect.converters.ByteArrayConverter"
+OUTPUT_IN_CONTAINER = "/var/lib/kconnect/data/out"
+IMAGE_USER = 1000
+
+
+def test_the_spark_image_writes_parquet_that_pyarrow_reads_back_exactly_once(
+    kafka_bootstrap: str,
+    topic_factory: Callable[..., str],
+    spark_image: str,
+    containers: ContainerRunner,
+    tmp_path: Path,
+) -> None:
+    topic = topic_factory(partitions=PARTITIONS)
+    out = tmp_path / "out"
+    out.mkdir()
+    os.chown(out, IMAGE_USER, IMAGE_USER)  # the image's user writes there
+    producer = SequenceProducer(kafka_bootstrap, topic)
+    producer.send(2 * FLUSH_SIZE * PARTITIONS)
+    container, url = start_worker(
+        containers,
+        spark_image,
+        kafka_bootstrap,
+        volumes=((out, OUTPUT_IN_CONTAINER, "rw"),),
+        extra_env={"KCONNECT_KEY_CONVERTER": BYTES, "KCONNECT_VALUE_CONVERTER": BYTES},
+    )
+
+    post_connector(
+        url,
+        "parquet",
+        {
+            "connector.class": "SparkParquetSinkConnector",
+            "tasks.max": "1",
+            "topics": topic,
+            "path": f"file://{OUTPUT_IN_CONTAINER}",
+            "flush.size": str(FLUSH_SIZE),
+            "store.kafka.metadata": "true",
+            **SPARK_OPTIONS,
+        },
+    )
+
+    def committed() -> bool:
+        if not container.state().get("Running"):
+            raise AssertionError(f"the worker container stopped:\n{container.logs()}")
+        return all_committed(out, topic, producer.per_partition())
+
+    try:
+        wait_until(committed, 240, "every record committed as Parquet", interval=1)
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}\n--- the worker's log, last lines:\n{container.logs()[-6000:]}") from None
+    assert_exactly_once(out, topic, producer)
