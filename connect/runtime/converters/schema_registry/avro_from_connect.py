@@ -9,6 +9,7 @@ null (null first, unless the schema has a default), maps with non-string keys as
 from __future__ import annotations
 
 import base64
+import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
@@ -215,18 +216,7 @@ def _compact(base: dict[str, Any]) -> Any:
 
 
 def _required(schema: Schema) -> Schema:
-    return Schema(
-        schema.type,
-        False,
-        schema.default,
-        schema.name,
-        schema.version,
-        schema.doc,
-        schema.parameters,
-        schema.fields,
-        schema.key_schema,
-        schema.value_schema,
-    )
+    return dataclasses.replace(schema, optional=False)
 
 
 def default_to_json(schema: Schema, value: Any) -> Any:

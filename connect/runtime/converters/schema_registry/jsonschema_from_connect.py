@@ -8,6 +8,7 @@ functions, any thread.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from connect.api.data import DECIMAL_NAME, Schema, SchemaType
@@ -114,15 +115,4 @@ def json_schema_of(
 
 
 def _required(schema: Schema) -> Schema:
-    return Schema(
-        schema.type,
-        False,
-        schema.default,
-        schema.name,
-        schema.version,
-        schema.doc,
-        schema.parameters,
-        schema.fields,
-        schema.key_schema,
-        schema.value_schema,
-    )
+    return dataclasses.replace(schema, optional=False)
