@@ -8,7 +8,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from confluent_kafka import Consumer, TopicPartition
 
 from tests.e2e.test_distributed_support import (
     Cluster,
@@ -18,6 +17,7 @@ from tests.e2e.test_distributed_support import (
     wait_until,
     worker_props,
 )
+from tests.support.topic_reads import messages_to_end
 
 pytestmark = pytest.mark.e2e
 
@@ -45,24 +45,8 @@ def cluster(kafka_bootstrap: str, tmp_path: Path) -> Iterator[Cluster]:
 
 
 def _topic_bytes(bootstrap: str, topic: str) -> bytes:
-    consumer = Consumer(
-        {"bootstrap.servers": bootstrap, "group.id": f"scan-{uuid.uuid4().hex}", "enable.partition.eof": True}
-    )
-    try:
-        partitions = consumer.list_topics(topic, timeout=10).topics[topic].partitions
-        consumer.assign([TopicPartition(topic, p, 0) for p in partitions])
-        chunks: list[bytes] = []
-        at_end: set[int] = set()
-        while len(at_end) < len(partitions):
-            message = consumer.poll(10)
-            assert message is not None, f"could not read {topic} to its end"
-            if message.error() is not None:
-                at_end.add(message.partition() or 0)
-                continue
-            chunks += [message.key() or b"", message.value() or b""]
-        return b"\n".join(chunks)
-    finally:
-        consumer.close()
+    messages = messages_to_end({"bootstrap.servers": bootstrap}, topic)
+    return b"\n".join(part for message in messages for part in (message.key() or b"", message.value() or b""))
 
 
 def test_secrets_from_each_provider_never_leave_the_worker(cluster: Cluster, tmp_path: Path) -> None:

@@ -8,7 +8,6 @@ import uuid
 from pathlib import Path
 
 import pytest
-from confluent_kafka import Consumer, TopicPartition
 from confluent_kafka.admin import AdminClient
 from confluent_kafka.cimpl import NewTopic
 
@@ -24,6 +23,7 @@ from tests.e2e.test_distributed_support import (
     worker_props,
 )
 from tests.support.certificates import make_tls_files
+from tests.support.topic_reads import messages_to_end
 
 pytestmark = pytest.mark.e2e
 
@@ -69,30 +69,8 @@ def test_a_distributed_worker_over_sasl_ssl_with_exactly_once_sources_and_a_sink
 
 def topic_keys_over(keys: dict[str, str], topic: str) -> list[str]:
     """Every committed record key of `topic`, read through the secured listener."""
-    consumer = Consumer(
-        {
-            **to_librdkafka(keys, "consumer"),
-            "group.id": f"check-{uuid.uuid4().hex}",
-            "isolation.level": "read_committed",
-            "enable.partition.eof": True,
-            "auto.offset.reset": "earliest",
-        }
-    )
-    try:
-        partitions = consumer.list_topics(topic, timeout=10).topics[topic].partitions
-        consumer.assign([TopicPartition(topic, p, 0) for p in partitions])
-        found: list[str] = []
-        at_end: set[int] = set()
-        while len(at_end) < len(partitions):
-            message = consumer.poll(10)
-            assert message is not None, f"could not read {topic} to its end"
-            if message.error() is not None:
-                at_end.add(message.partition() or 0)
-                continue
-            found.append((message.key() or b"").decode())
-        return found
-    finally:
-        consumer.close()
+    settings = {**to_librdkafka(keys, "consumer"), "isolation.level": "read_committed", "auto.offset.reset": "earliest"}
+    return [(message.key() or b"").decode() for message in messages_to_end(settings, topic)]
 
 
 @pytest.mark.parametrize("wrong", ["password", "trust store"])

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Mapping
+from typing import Any
 
 from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
 
@@ -41,3 +43,24 @@ def read_topic(bootstrap: str, topic: str, partitions: int, isolation: str, time
         consumer.close()
     assert len(at_end) == partitions, f"did not reach the end of {topic}"
     return values
+
+
+def messages_to_end(client_settings: Mapping[str, Any], topic: str) -> list[Any]:
+    """Every message of `topic`, partition after partition as they arrive, with a consumer of its own
+    (librdkafka settings: `bootstrap.servers`, security, `isolation.level`, ...)."""
+    consumer = Consumer({**client_settings, "group.id": f"read-{uuid.uuid4().hex}", "enable.partition.eof": True})
+    try:
+        partitions = consumer.list_topics(topic, timeout=10).topics[topic].partitions
+        consumer.assign([TopicPartition(topic, p, 0) for p in partitions])
+        messages: list[Any] = []
+        at_end: set[int] = set()
+        while len(at_end) < len(partitions):
+            message = consumer.poll(10)
+            assert message is not None, f"could not read {topic} to its end"
+            if message.error() is not None:
+                at_end.add(message.partition() or 0)
+                continue
+            messages.append(message)
+        return messages
+    finally:
+        consumer.close()
