@@ -226,3 +226,11 @@ def check_reachable(settings: ConnectionSettings) -> str | None:
         return f"Cannot connect to the database: {describe_error(exc)}"
     finally:
         engine.dispose()
+
+
+def close_quietly(connection: sa.Connection) -> None:
+    """Close a connection that may be broken already (the database went away): nothing is left to save."""
+    try:
+        connection.close()
+    except sa.exc.SQLAlchemyError:
+        log.debug("Closing a broken connection failed", exc_info=True)

@@ -24,6 +24,7 @@ from connectors._version import kconnect_version
 from connectors.sql.common_config import DB_TIMEZONE, connection_settings
 from connectors.sql.connection import (
     ConnectionSettings,
+    close_quietly,
     connect_with_retries,
     create_engine,
     db_timezone,
@@ -120,10 +121,7 @@ class SqlSinkTask(SinkTask):
     def _close_connection(self) -> None:
         connection, self._connection = self._connection, None
         if connection is not None:
-            try:
-                connection.close()
-            except sa.exc.SQLAlchemyError:
-                log.debug("Closing a broken connection failed", exc_info=True)
+            close_quietly(connection)
 
     def stop(self) -> None:
         self._stop.set()

@@ -28,6 +28,7 @@ from connectors._version import kconnect_version
 from connectors.sql.common_config import DB_TIMEZONE, connection_settings
 from connectors.sql.connection import (
     ConnectionSettings,
+    close_quietly,
     connect_with_retries,
     create_engine,
     db_timezone,
@@ -196,10 +197,7 @@ class SqlSourceTask(SourceTask):
             return
         with contextlib.suppress(sa.exc.SQLAlchemyError):  # broken already: closing it below is all that is left
             querier.reset(connection)
-        try:
-            connection.close()
-        except sa.exc.SQLAlchemyError:
-            log.debug("Closing a broken connection failed", exc_info=True)
+        close_quietly(connection)
 
     def stop(self) -> None:
         # Called from another thread: a poll in progress ends within a second of the signal.

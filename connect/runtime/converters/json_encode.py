@@ -12,7 +12,7 @@ from typing import Any
 
 import orjson
 
-from connect.api.data import DATE_NAME, DECIMAL_NAME, TIME_NAME, TIMESTAMP_NAME, Schema, SchemaType, Struct
+from connect.api.data import DECIMAL_NAME, Schema, SchemaType, Struct
 from connect.api.errors import DataError
 from connect.runtime.converters import logical
 from connect.runtime.converters.json_payload import (
@@ -40,12 +40,9 @@ def _convert_to_json(schema: Schema, options: JsonOptions) -> Codec:
         if options.decimal_numeric:
             return _decimal_numeric
         return lambda v: _b64(logical.decimal_to_bytes(v, scale))
-    if schema.name == DATE_NAME:
-        return logical.date_to_days
-    if schema.name == TIME_NAME:
-        return logical.time_to_millis
-    if schema.name == TIMESTAMP_NAME:
-        return logical.timestamp_to_millis
+    number = logical.TO_NUMBER.get(schema.name or "")
+    if number is not None:
+        return number
     kind = schema.type
     if kind in (SchemaType.INT8, SchemaType.INT16, SchemaType.INT32, SchemaType.INT64):
         return _to_int(kind)

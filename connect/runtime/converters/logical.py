@@ -9,10 +9,11 @@ plain ints are accepted too, for sources that already hold the encoded form. Pur
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
-from connect.api.data import DECIMAL_SCALE_PARAM, Schema
+from connect.api.data import DATE_NAME, DECIMAL_SCALE_PARAM, TIME_NAME, TIMESTAMP_NAME, Schema
 from connect.api.errors import DataError
 
 EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
@@ -111,3 +112,11 @@ def timestamp_to_millis(value: Any) -> int:
 
 def millis_to_timestamp(millis: int) -> dt.datetime:
     return EPOCH + dt.timedelta(milliseconds=millis)
+
+
+TO_NUMBER: dict[str, Callable[[Any], int]] = {
+    DATE_NAME: date_to_days,
+    TIME_NAME: time_to_millis,
+    TIMESTAMP_NAME: timestamp_to_millis,
+}
+"""The encoders of the logical types written as numbers (Date, Time, Timestamp), by schema name."""

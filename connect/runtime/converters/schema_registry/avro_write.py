@@ -11,14 +11,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from connect.api.data import DATE_NAME, DECIMAL_NAME, TIME_NAME, TIMESTAMP_NAME, Schema, SchemaType, Struct
+from connect.api.data import DECIMAL_NAME, Schema, SchemaType, Struct
 from connect.api.errors import DataError
 from connect.runtime.converters.logical import (
-    date_to_days,
+    TO_NUMBER,
     decimal_scale,
     decimal_to_bytes,
-    time_to_millis,
-    timestamp_to_millis,
 )
 from connect.runtime.converters.schema_registry import avro_names as n
 
@@ -50,12 +48,9 @@ def compile_encoder(schema: Schema) -> Encode:
     if name == DECIMAL_NAME:
         scale = decimal_scale(schema)
         return lambda value: decimal_to_bytes(value, scale)
-    if name == DATE_NAME:
-        return date_to_days
-    if name == TIME_NAME:
-        return time_to_millis
-    if name == TIMESTAMP_NAME:
-        return timestamp_to_millis
+    number = TO_NUMBER.get(name or "")
+    if number is not None:
+        return number
     kind = schema.type
     if kind is SchemaType.STRUCT:
         return _union_encoder(schema) if name == n.AVRO_TYPE_UNION else _struct_encoder(schema)

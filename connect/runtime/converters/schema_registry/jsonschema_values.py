@@ -18,15 +18,13 @@ import orjson
 from connect.api.data import DATE_NAME, DECIMAL_NAME, TIME_NAME, TIMESTAMP_NAME, Schema, SchemaType, Struct
 from connect.api.errors import DataError
 from connect.runtime.converters.logical import (
-    date_to_days,
+    TO_NUMBER,
     days_to_date,
     decimal_from_bytes,
     decimal_scale,
     decimal_to_bytes,
     millis_to_time,
     millis_to_timestamp,
-    time_to_millis,
-    timestamp_to_millis,
 )
 from connect.runtime.converters.schema_registry.jsonschema_from_connect import JSON_TYPE_ONE_OF, KEY_FIELD, VALUE_FIELD
 
@@ -68,12 +66,9 @@ def _to_json(schema: Schema, decimal_numeric: bool) -> Codec:
         if decimal_numeric:
             return lambda v: orjson.Fragment(format(Decimal(v) if isinstance(v, int) else v, "f"))
         return lambda v: base64.b64encode(decimal_to_bytes(v, scale)).decode("ascii")
-    if name == DATE_NAME:
-        return date_to_days
-    if name == TIME_NAME:
-        return time_to_millis
-    if name == TIMESTAMP_NAME:
-        return timestamp_to_millis
+    number = TO_NUMBER.get(name or "")
+    if number is not None:
+        return number
     if kind in _INTS:
         return _checked(int, kind)
     if kind in _FLOATS:
