@@ -17,8 +17,10 @@ Inputs arrive as events from other threads and are handled here one step at a ti
 Reconcile compares what runs here (`LocalWork`) with what the placement puts in the claimed slots
 (`wanted.py`): stop what left or changed (or was started before its connector was deleted: an old
 incarnation), start what is new, but only from a placement decided after the unit's last removal. A
-unit the balancer moved here from another worker's slot starts once that worker reports it no longer
-RUNNING (or after the graceful stop timeout), so a balance move never runs a task twice. Before
+worker that applied a placement (stopped what left its slots) says so in the slots log, and work starts
+only once every other slot owner applied the current placement (or after the graceful stop timeout + 2 s,
+for a worker that hangs): a balance move never runs a task twice, even while the former owner is still
+starting the unit and has reported nothing. Before
 starting anything the worker writes its registration record to the config log; that record's offset is
 its new **generation**: it stamps statuses (a late status from a former owner never overrides a newer
 one) and is the ownership epoch a connector instance writes its task configs with (a zombie instance's
@@ -66,10 +68,8 @@ from workers.distributed.wanted import (
 log = logging.getLogger(__name__)
 
 IDLE_WAKE_S = 1.0
-HANDOFF_RECHECK_S = 0.1
 ERROR_BACKOFF_S = 1.0
 WORKER_RECORD_PREFIX = "kconnect-worker-"
-_ALIVE_STATES = (State.RUNNING, State.PAUSED, State.RESTARTING)
 
 
 @dataclass(frozen=True)
@@ -119,7 +119,7 @@ class Coordinator:
         self._superseded_at: dict[int, float] = {}
         # Coordinator thread only.
         self._dirty = True
-        self._last_placement = Placement()
+        self._applied_reported = -1  # the offset of the latest placement this worker said it applied
         self._sweep = StatusSweep(status, timing.write_timeout)
         self._handoff_since: dict[Unit, float] = {}
         self._task_configs = TaskConfigs(config_log, work, registry, timing.write_timeout, fence)
@@ -228,7 +228,8 @@ class Coordinator:
         if self._restarts_posted:
             self._restarts_posted = False
             self._restart_requested()
-        if self._dirty or self._handoff_since:
+        overdue = time.monotonic() - self._timing.handoff_timeout
+        if self._dirty or any(since <= overdue for since in self._handoff_since.values()):
             self._dirty = False
             self._reconcile()
         retry_at = self._task_configs.run_due()
@@ -327,12 +328,13 @@ class Coordinator:
             ]
             if to_stop:
                 self._work.stop(to_stop)
+            self._report_applied(placement)
             self._work.forget_stopped(time.monotonic() - self._timing.handoff_timeout)
             to_start = sorted(
                 (u for u in wanted if self._work.get(u) is None and startable(snapshot, placement, u)),
                 key=lambda u: (u.task >= 0, u),
             )
-            ready = self._ready_after_handoff(snapshot, to_start, wanted, placement)
+            ready = self._ready_after_handoff(to_start, wanted, placement)
             if ready and not fresh:
                 # Starts need a generation newer than every status their former owners wrote: write one
                 # first (at once if new work just appeared; after a pause if the write failed).
@@ -349,7 +351,6 @@ class Coordinator:
                 self._start(snapshot, unit, wanted[unit].slot)
             for name in sorted(self._work.connector_names()):
                 self._apply_target_state(name, snapshot.target_state(name))
-        self._last_placement = placement
         if ready or to_stop:
             log.info(
                 "Reconciled: started %d, stopped %d; running %d unit(s) in %d slot(s)",
@@ -373,40 +374,47 @@ class Coordinator:
         self._generations.advance(self._config.put_extension(key, record, timeout=self._timing.write_timeout))
 
     def _ready_after_handoff(
-        self, snapshot: ClusterConfigState, units: list[Unit], wanted: Mapping[Unit, Wanted], placement: Placement
+        self, units: list[Unit], wanted: Mapping[Unit, Wanted], placement: Placement
     ) -> list[Unit]:
+        """`units` may start once every other slot owner applied `placement`: each has then stopped what it
+        ran outside its own slots in it, whether or not it had reported that instance yet. A worker that
+        does not confirm (it hangs stopping a task, or died and its slots are not yet claimed again) is
+        waited for up to the hand-off timeout."""
+        applied = self._slots.applied()
+        laggards = sorted(
+            {
+                worker
+                for worker in self._slots.owners().values()
+                if worker != self.identity.worker_id and applied.get(worker, -1) < placement.offset
+            }
+        )
         now = time.monotonic()
+        if not laggards:
+            self._handoff_since.clear()
+            return units
         ready: list[Unit] = []
-        last = self._last_placement
         for unit in units:
-            previous = last.slots.get(unit)
-            # Removed since the last placement: what ran elsewhere was an earlier incarnation, nothing to hand over.
-            moved = (
-                previous is not None
-                and previous != placement.slots.get(unit)
-                and previous not in self._claimed
-                and startable(snapshot, last, unit)
-            )
-            if moved and unit not in self._handoff_since:
-                self._handoff_since[unit] = now
-            since = self._handoff_since.get(unit)
-            if since is None:
+            since = self._handoff_since.setdefault(unit, now)
+            if now - since >= self._timing.handoff_timeout:
+                log.warning("%s starts here although %s did not confirm the placement in time", unit, laggards)
                 ready.append(unit)
-                continue
-            status = self._status_of(unit)
-            elsewhere = status is not None and status.worker_id != self.identity.worker_id
-            if elsewhere and status is not None and status.state in _ALIVE_STATES:
-                if now - since < self._timing.handoff_timeout:
-                    continue
-                log.warning(
-                    "%s still shows %s on %s; starting it here anyway", unit, status.state.value, status.worker_id
-                )
-            del self._handoff_since[unit]
-            ready.append(unit)
-        self._handoff_since = {u: t for u, t in self._handoff_since.items() if u in wanted}
+        self._handoff_since = {u: t for u, t in self._handoff_since.items() if u in wanted and u not in ready}
         if self._handoff_since:
-            self._timers.append(now + HANDOFF_RECHECK_S)
+            self._timers.append(min(self._handoff_since.values()) + self._timing.handoff_timeout)
         return ready
+
+    def _report_applied(self, placement: Placement) -> None:
+        """Tell the other workers this one stopped whatever `placement` moved away from its slots."""
+        if placement.offset <= self._applied_reported:
+            return
+        try:
+            self._slots.report_applied(self.identity.worker_id, placement.offset, self._timing.write_timeout)
+        except Exception:
+            log.exception("Could not report the applied placement; retrying in %.1f s", ERROR_BACKOFF_S)
+            self._dirty = True
+            self._timers.append(time.monotonic() + ERROR_BACKOFF_S)
+            return
+        self._applied_reported = placement.offset
 
     def _status_of(self, unit: Unit) -> InstanceStatus | None:
         if is_connector(unit):

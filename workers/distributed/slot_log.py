@@ -7,6 +7,7 @@ Two kinds of records, both JSON values (`docs/distributed.md`):
 | s         | `claim`     | `{"worker": "host:port", "url": "http://host:port/", "ts": ms}`          |
 | 0         | `placement` | `{"epoch": E, "config_offset": O, "connectors": {"c": slot},`            |
 |           |             | `"tasks": {"c": [slot, ...]}}`                                           |
+| 0         | `applied:<worker>` | `{"worker": "host:port", "placement": P}`                         |
 
 A worker that is assigned slot s writes a claim to partition s; the claim's **offset** is the worker's
 epoch for s: it only grows, so a stale owner recognises a newer claim, and tasks and statuses can be
@@ -17,6 +18,11 @@ it, since the balancer has not yet seen the removal. A placement whose epoch is 
 claim read before it comes from a balancer that had already lost slot 0, and is ignored; since claims
 and placements share partition 0, every reader decides this the same way. Compaction keeps the last
 claim per slot and the last placement, in order, so a restarted reader reaches the same state.
+
+A worker that has reconciled the placement read at offset P (stopped whatever it ran outside its slots in
+P) says so with an `applied` record. A unit moved between workers starts on its new worker once every
+other slot owner applied the placement that moved it: that is what tells the new owner the old one
+stopped it, even when the old one was still starting it and had reported nothing.
 
 `SlotLogState` applies records (no I/O, unit-tested); `SlotLog` follows the topic with a `KafkaLog`.
 Threads: the KafkaLog reader applies records and calls the listeners (`add_listener`) after each change;
@@ -44,6 +50,7 @@ log = logging.getLogger(__name__)
 
 CLAIM_KEY = b"claim"
 PLACEMENT_KEY = b"placement"
+APPLIED_KEY_PREFIX = b"applied:"
 PLACEMENT_PARTITION = 0
 
 
@@ -67,6 +74,10 @@ class Placement:
 
 def encode_claim(worker: str, url: str) -> bytes:
     return orjson.dumps({"worker": worker, "url": url, "ts": int(time.time() * 1000)})
+
+
+def encode_applied(worker: str, placement_offset: int) -> bytes:
+    return orjson.dumps({"worker": worker, "placement": placement_offset})
 
 
 def encode_placement(epoch: int, slots: Mapping[Unit, int], config_offset: int = -1) -> bytes:
@@ -104,6 +115,7 @@ class SlotLogState:
         self.claims: dict[int, Claim] = {}
         self.placement = Placement()
         self.claims_changed_at = 0.0  # monotonic time of the last claim that changed an owner
+        self.applied: dict[str, int] = {}  # worker -> offset of the latest placement it reconciled
 
     def apply(self, key: bytes | None, value: bytes | None, partition: int, offset: int) -> bool:
         """Apply one record; True if claims or the placement changed."""
@@ -120,6 +132,8 @@ class SlotLogState:
             return self._claim(parsed, partition, offset)
         if key == PLACEMENT_KEY and partition == PLACEMENT_PARTITION:
             return self._placement(parsed, offset)
+        if key is not None and key.startswith(APPLIED_KEY_PREFIX) and partition == PLACEMENT_PARTITION:
+            return self._applied(parsed, offset)
         log.warning("Slots topic record with unknown key %r at %d/%d; skipped", key, partition, offset)
         return False
 
@@ -131,6 +145,17 @@ class SlotLogState:
         self.claims[slot] = claim
         if previous is None or previous.worker != claim.worker:
             self.claims_changed_at = time.monotonic()
+        return True
+
+    def _applied(self, value: Mapping[str, Any], offset: int) -> bool:
+        try:
+            worker, placement_offset = str(value["worker"]), int(value["placement"])
+        except (KeyError, TypeError, ValueError):
+            log.error("Applied-placement record at offset %d is malformed; skipped", offset)
+            return False
+        if placement_offset <= self.applied.get(worker, -1):
+            return False
+        self.applied[worker] = placement_offset
         return True
 
     def _placement(self, value: Mapping[str, Any], offset: int) -> bool:
@@ -189,6 +214,11 @@ class SlotLog:
         with self._lock:
             return self._state.claims_changed_at
 
+    def applied(self) -> dict[str, int]:
+        """Each worker's latest reconciled placement offset, as its `applied` records say."""
+        with self._lock:
+            return dict(self._state.applied)
+
     def placement(self) -> Placement:
         with self._lock:
             return self._state.placement
@@ -216,6 +246,15 @@ class SlotLog:
         _, offset = _result(future, deadline, "publishing the placement")
         self._log.wait_until_read(PLACEMENT_PARTITION, offset, max(deadline - time.monotonic(), 0.0))
         return offset
+
+    def report_applied(self, worker: str, placement_offset: int, timeout: float) -> None:
+        """Say that `worker` reconciled the placement at `placement_offset`; returns once Kafka confirmed it."""
+        future = self._log.send(
+            APPLIED_KEY_PREFIX + worker.encode(),
+            encode_applied(worker, placement_offset),
+            partition=PLACEMENT_PARTITION,
+        )
+        _result(future, time.monotonic() + timeout, "reporting the applied placement")
 
     def _apply(self, key: bytes | None, value: bytes | None, partition: int, offset: int) -> None:
         with self._lock:

@@ -23,7 +23,16 @@ from workers.distributed.coordinator import Coordinator, Identity, Timing
 from workers.distributed.generations import Generations
 from workers.distributed.local_work import LocalWork
 from workers.distributed.placement import Unit, connector_unit
-from workers.distributed.slot_log import CLAIM_KEY, PLACEMENT_KEY, Claim, Placement, SlotLogState, encode_claim
+from workers.distributed.slot_log import (
+    APPLIED_KEY_PREFIX,
+    CLAIM_KEY,
+    PLACEMENT_KEY,
+    Claim,
+    Placement,
+    SlotLogState,
+    encode_applied,
+    encode_claim,
+)
 from workers.distributed.slot_log import encode_placement as placement_value
 
 ME = "me:1"
@@ -85,6 +94,8 @@ class FakeSlotLog:
         self.state = SlotLogState()
         self._offsets = dict.fromkeys(range(SLOTS), 0)
         self.on_change: Callable[[], None] = lambda: None
+        # Other workers apply each placement at once, unless a test plays one that is slow to stop.
+        self.others_apply = True
 
     def add_listener(self, listener: Callable[[], None]) -> None:
         self.on_change = listener
@@ -108,6 +119,12 @@ class FakeSlotLog:
     def placement(self) -> Placement:
         return self.state.placement
 
+    def applied(self) -> dict[str, int]:
+        return dict(self.state.applied)
+
+    def report_applied(self, worker: str, placement_offset: int, timeout: float) -> None:
+        self.append(0, APPLIED_KEY_PREFIX + worker.encode(), encode_applied(worker, placement_offset))
+
     def append(self, partition: int, key: bytes, value: bytes) -> int:
         offset = self._offsets[partition]
         self._offsets[partition] += 1
@@ -121,7 +138,11 @@ class FakeSlotLog:
     def publish_placement(
         self, epoch: int, slots: Mapping[Unit, int], timeout: float, *, config_offset: int = -1
     ) -> int:
-        return self.append(0, PLACEMENT_KEY, placement_value(epoch, slots, config_offset))
+        offset = self.append(0, PLACEMENT_KEY, placement_value(epoch, slots, config_offset))
+        if self.others_apply:
+            for worker in set(self.owners().values()) - {ME}:
+                self.report_applied(worker, offset, timeout)
+        return offset
 
     def place(self, slots: Mapping[Unit, int], config_offset: int = -1) -> None:
         """A placement published by whoever owns slot 0 now."""
@@ -229,7 +250,9 @@ class Statuses(MemoryStatusStore):
 
 
 class Harness:
-    def __init__(self, fence: Callable[[str, int, Mapping[str, str]], None] | None = None) -> None:
+    def __init__(
+        self, fence: Callable[[str, int, Mapping[str, str]], None] | None = None, handoff_timeout: float = 30.0
+    ) -> None:
         self.config = FakeConfigLog()
         self.slots = FakeSlotLog()
         self.status = Statuses(ME)
@@ -237,7 +260,13 @@ class Harness:
         self.work = LocalWork(self.worker, Generations())
         self.coordinator = Coordinator(
             Identity(ME, "http://me:1/"),
-            Timing(sync_timeout=1.0, write_timeout=1.0, balance_delay=1000.0, handoff_timeout=30.0, reclaim_after=0.5),
+            Timing(
+                sync_timeout=1.0,
+                write_timeout=1.0,
+                balance_delay=1000.0,
+                handoff_timeout=handoff_timeout,
+                reclaim_after=0.5,
+            ),
             config_log=self.config,
             slot_log=self.slots,
             status=self.status,
@@ -249,6 +278,8 @@ class Harness:
     def other_claims(self, *slots: int) -> None:
         for slot in slots:
             self.slots.append(slot, CLAIM_KEY, encode_claim(OTHER, "http://other:2/"))
+        if self.slots.others_apply:  # a worker that claims slots reconciles the placement
+            self.slots.report_applied(OTHER, self.slots.placement().offset, 1.0)
         self.coordinator.slots_changed()
 
 
@@ -363,21 +394,40 @@ def test_a_slot_the_group_still_gives_this_worker_after_a_stray_claim_is_claimed
     wait_until(lambda: harness.worker.running() == {"gen-0"}, "gen-0 to run again")
 
 
-def test_a_unit_moved_here_waits_until_its_former_worker_stopped_it(harness: Harness) -> None:
+def test_a_unit_moved_here_waits_until_its_former_worker_applied_the_move(harness: Harness) -> None:
     harness.other_claims(2, 3)
     harness.config.put_connector("gen", DATAGEN)
     harness.config.put_task_configs("gen", [{"n": "0"}], epoch=0)
     harness.slots.place({connector_unit("gen"): 2, task(0): 3})
     harness.coordinator.slots_assigned(frozenset({0, 1}))
     wait_until(lambda: harness.coordinator.claimed_slots().keys() == {0, 1}, "slots 0 and 1 claimed")
-    harness.status.task_on(task(0), State.RUNNING, OTHER)
 
+    # The other worker is still starting gen-0 (an exactly-once task fencing its producer reports nothing
+    # for seconds), so no status tells this worker anything: only the other's word that it applied the move.
+    harness.slots.others_apply = False
     harness.slots.place({connector_unit("gen"): 2, task(0): 1})
-    time.sleep(0.3)
+    wait_until(lambda: harness.slots.applied().get(ME) == harness.slots.placement().offset, "this worker to apply")
     assert "gen-0" not in harness.worker.running()
 
-    harness.status.task_on(task(0), State.UNASSIGNED, OTHER)
+    harness.slots.report_applied(OTHER, harness.slots.placement().offset, 1.0)
     wait_until(lambda: harness.worker.running() == {"gen-0"}, "gen-0 to start here once stopped there")
+
+
+def test_a_worker_that_never_confirms_a_move_is_waited_for_only_up_to_the_handoff_timeout() -> None:
+    h = Harness(handoff_timeout=0.5)
+    h.coordinator.start()
+    try:
+        h.other_claims(2, 3)
+        h.config.put_connector("gen", DATAGEN)
+        h.config.put_task_configs("gen", [{"n": "0"}], epoch=0)
+        h.slots.others_apply = False
+        h.slots.place({connector_unit("gen"): 2, task(0): 1})
+        h.coordinator.slots_assigned(frozenset({0, 1}))
+        wait_until(lambda: h.coordinator.claimed_slots().keys() == {0, 1}, "slots 0 and 1 claimed")
+        assert "gen-0" not in h.worker.running()
+        wait_until(lambda: h.worker.running() == {"gen-0"}, "gen-0 to start after the hand-off timeout")
+    finally:
+        h.coordinator.stop()
 
 
 def test_a_restart_request_restarts_only_the_failed_instances_here(harness: Harness) -> None:

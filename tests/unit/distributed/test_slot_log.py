@@ -5,10 +5,12 @@ from __future__ import annotations
 from connect.runtime.states import ConnectorTaskId
 from workers.distributed.placement import connector_unit
 from workers.distributed.slot_log import (
+    APPLIED_KEY_PREFIX,
     CLAIM_KEY,
     PLACEMENT_KEY,
     SlotLogState,
     decode_placement,
+    encode_applied,
     encode_claim,
     encode_placement,
 )
@@ -82,3 +84,16 @@ def test_only_a_change_of_owner_counts_as_a_change_of_ownership() -> None:
     assert state.claims_changed_at == changed_at
     state.apply(CLAIM_KEY, encode_claim("w2:2", ""), 1, 2)
     assert state.claims_changed_at > changed_at
+
+
+def test_each_worker_keeps_the_latest_placement_it_said_it_applied() -> None:
+    state = SlotLogState()
+    assert state.apply(APPLIED_KEY_PREFIX + b"w1:1", encode_applied("w1:1", 12), 0, 13)
+    assert state.apply(APPLIED_KEY_PREFIX + b"w2:2", encode_applied("w2:2", 9), 0, 14)
+    # Read again from a committed position: an older word never replaces a newer one, and changes nothing.
+    assert not state.apply(APPLIED_KEY_PREFIX + b"w1:1", encode_applied("w1:1", 5), 0, 15)
+    # Only in partition 0, beside the placements; malformed values are skipped.
+    assert not state.apply(APPLIED_KEY_PREFIX + b"w3:3", encode_applied("w3:3", 40), 2, 1)
+    assert not state.apply(APPLIED_KEY_PREFIX + b"w3:3", b'{"worker": "w3:3"}', 0, 16)
+
+    assert state.applied == {"w1:1": 12, "w2:2": 9}
