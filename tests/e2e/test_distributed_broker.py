@@ -1,5 +1,7 @@
 """A cluster rides out a restart of its Kafka broker: the workers lose their slots while Kafka is away,
-rejoin when it is back, and the pipeline delivers every record (at-least-once).
+rejoin when it is back, and the pipeline delivers every record (at-least-once). Meanwhile each worker's
+`/health` says it lost Kafka (500 unhealthy, what a container engine's health check acts on), and says
+healthy again once Kafka is back.
 
 The broker is this test's own (the session broker is shared with other tests and must not go away).
 """
@@ -28,7 +30,7 @@ TASKS = 4
 RECORDS = TASKS * 1500
 
 
-def test_the_cluster_rides_out_a_broker_restart(tmp_path: Path) -> None:
+def test_the_cluster_rides_out_a_broker_restart_and_its_health_says_so_meanwhile(tmp_path: Path) -> None:
     kafka = start_local_kafka(tmp_path / "kafka", nodes=1)
     try:
         with cluster_factory(kafka.bootstrap_servers, tmp_path) as make:
@@ -47,7 +49,12 @@ def test_the_cluster_rides_out_a_broker_restart(tmp_path: Path) -> None:
                 60,
                 "the workers to lose their slots",
             )
+            for worker in cluster.workers:
+                status, state, message = worker.health()
+                assert (status, state) == (500, "unhealthy"), message
+                assert "config topic" in message
             kafka.start()
+            wait_until(lambda: all(w.health()[:2] == (200, "healthy") for w in cluster.workers), 60, "healthy again")
 
             wait_until(lambda: cluster.running_on(names, 2 * TASKS, cluster.workers), 90, "the pipeline to run again")
             expected = expected_keys(TASKS, RECORDS)

@@ -98,6 +98,12 @@ class WorkerProcess:
         except (httpx.HTTPError, ValueError):
             return False
 
+    def health(self) -> tuple[int, str, str]:
+        """`/health` as a container engine's check sees it: HTTP status, `status` and `message`."""
+        answer = httpx.get(f"{self.url}/health", timeout=10)
+        body = answer.json()
+        return answer.status_code, str(body.get("status")), str(body.get("message"))
+
     def signal(self, signum: int) -> float:
         """Send `signum`; returns the time it was sent (time.time())."""
         assert self.process is not None

@@ -52,6 +52,11 @@ from workers.herding.base_herder import BaseHerder, ConnectorRecord, ValidationO
 log = logging.getLogger(__name__)
 
 READ_BARRIER_S = 2.0
+# A container engine's health check gives `kconnect health` a few seconds (docker/Dockerfile: 4 s): a worker
+# that cannot read its config topic to the end within this has lost Kafka.
+HEALTH_BARRIER_S = 3.0
+# How long after Kafka refused one of this worker's clients (authentication, TLS) it still says so.
+KAFKA_REFUSAL_RECENT_S = 30.0
 WRITE_TIMEOUT_S = 30.0
 
 
@@ -91,7 +96,19 @@ class DistributedHerder(BaseHerder):
     # -- reads ---------------------------------------------------------------------------------
 
     def health(self) -> WorkerHealth:
-        return HEALTHY if self._ready() else STARTING
+        """Healthy once started while Kafka answers: Kafka's `DistributedHerder` answers its health check on
+        the tick thread, which stalls when the group coordinator is gone; here the same loss shows as a
+        config topic that cannot be read to its end, or clients that Kafka refuses."""
+        if not self._ready():
+            return STARTING
+        try:
+            self._log.read_to_end(HEALTH_BARRIER_S)
+        except RetriableError as exc:
+            return WorkerHealth("unhealthy", f"Worker cannot read its config topic from Kafka: {exc}")
+        refused = self._clients.problems.recent(KAFKA_REFUSAL_RECENT_S) if self._clients is not None else None
+        if refused is not None:
+            return WorkerHealth("unhealthy", f"Kafka refuses this worker's clients: {refused}")
+        return HEALTHY
 
     def connectors(self) -> list[str]:
         return self._snapshot().connectors()
