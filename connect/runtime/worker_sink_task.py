@@ -64,6 +64,9 @@ COMMIT_TIMEOUT_S = 30.0
 DEFAULT_RETRY_BACKOFF_S = 0.5
 # How long a metrics read waits for the end offsets of a paused task's partitions.
 LAG_QUERY_TIMEOUT_S = 2.0
+# A paused task's lag costs a broker round trip per partition: every open dashboard and every scrape would
+# ask for it again, so one answer serves for this long.
+PAUSED_LAGS_TTL_S = 2.0
 
 Delivery = list[SinkRecord] | list[SinkRecordBatch]
 """What one `put` (SinkRecords) or `put_batches` (batches) call receives."""
@@ -124,6 +127,7 @@ class WorkerSinkTask(WorkerTask):
         self._batch_messages: Sequence[KafkaMessage] = ()
         self._messages_by_position: dict[tuple[str, int, int], KafkaMessage] | None = None
         self._paused_all = False
+        self._paused_lags: tuple[float, dict[tuple[str, int], int]] | None = None  # (monotonic time, lags)
         self._reported_paused = False
         self._partitions_closed = False
         self.records_consumed = 0
@@ -148,9 +152,16 @@ class WorkerSinkTask(WorkerTask):
 
     def partition_lags(self) -> dict[tuple[str, int], int]:
         """Per partition, records in Kafka beyond the consumer's position. Paused partitions are not fetched,
-        so their end offsets are asked of the brokers; the others' come with every fetch."""
-        lags = self.consumer.lags(fresh=self._paused_all, timeout=LAG_QUERY_TIMEOUT_S)
-        return {(p.topic, p.partition): lag for p, lag in lags.items()}
+        so their end offsets are asked of the brokers (at most once per `PAUSED_LAGS_TTL_S`); the others'
+        come with every fetch."""
+        paused = self._paused_all
+        cached = self._paused_lags
+        if paused and cached is not None and time.monotonic() - cached[0] < PAUSED_LAGS_TTL_S:
+            return dict(cached[1])
+        lags = self.consumer.lags(fresh=paused, timeout=LAG_QUERY_TIMEOUT_S)
+        answer = {(p.topic, p.partition): lag for p, lag in lags.items()}
+        self._paused_lags = (time.monotonic(), answer) if paused else None
+        return dict(answer)
 
     # -- lifecycle ------------------------------------------------------------------------------
 

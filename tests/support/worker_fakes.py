@@ -194,6 +194,7 @@ class FakeConsumer:
         self.pause_all = False
         self.seeks: list[tuple[TopicPartition, int]] = []
         self.closed = False
+        self.fresh_lag_queries = 0
         self.lock = threading.Lock()
         self._pending_assignment = True
 
@@ -245,6 +246,7 @@ class FakeConsumer:
 
     def lags(self, *, fresh: bool, timeout: float) -> dict[TopicPartition, int]:
         with self.lock:
+            self.fresh_lag_queries += fresh  # what would be a round trip to the brokers
             return {tp: len(self.logs.get(tp, [])) - self.positions.get(tp, 0) for tp in self.assigned}
 
     def pause(self, partitions: Iterable[TopicPartition]) -> None:

@@ -618,4 +618,7 @@ def test_metrics_count_what_was_read_put_and_committed_and_the_lag_left() -> Non
     }
     assert lags == {"0": 0, "1": 3}
     assert _metric_values(h.runner)["sink-task-metrics", "sink-record-lag-max"] == 3
+    # Paused partitions are not fetched, so their lag is a question to the brokers: every scrape and every
+    # open dashboard within a couple of seconds shares one answer.
+    assert h.consumer.fresh_lag_queries == 1
     h.stop()
