@@ -186,45 +186,27 @@ def exchange(
     kafka_admin: AdminClient,
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[Exchange]:
+    """The converters write their topics, then one run of the Java program writes its own and reads theirs."""
     kinds = ("avro-seed", "avro-in", "json-in", "avro-out", "json-out")
     topics = [new_topic(kafka_admin, prefix=f"apicurio-{kind}") for kind in kinds]
     avro_seed, avro_in, json_in, avro_out, json_out = topics
-    # enhanced.avro.schema.support: the enum parameters become an Avro enum, as in Confluent's AvroData.
-    avro = converter(AvroConverter, schema_registry, **{"enhanced.avro.schema.support": "true"})
-    # NUMERIC: the registered schema says a decimal is a number, and Apicurio's deserializer validates against it.
-    jsonschema = converter(JsonSchemaConverter, schema_registry, **{"decimal.format": "NUMERIC"})
-    try:
-        produce(
-            kafka_bootstrap,
-            avro_out,
-            avro.from_connect_data_batch(avro_out, ORDER, [order_struct(n) for n in range(COUNT)]),
-        )
-        items = [Struct(ITEM, item(n)) for n in range(COUNT)]
-        produce(kafka_bootstrap, json_out, jsonschema.from_connect_data_batch(json_out, ITEM, items))
-    finally:
-        avro.close()
-        jsonschema.close()
+    write_with_converters(schema_registry, kafka_bootstrap, avro_out, json_out)
     # Apicurio's JSON Schema serializer cannot derive a schema from a value: it uses the subject's latest.
     # Registered under another subject first, so that under this one it is known content in a new version.
     with SchemaRegistryClient({"url": schema_registry.url}) as client:
         for subject in (f"{avro_seed}-json", f"{json_in}-value"):
             client.register_schema(subject, RegistrySchema(json.dumps(PERSON_JSON), "JSON"))
     parsed = fastavro.parse_schema(PAYMENT_AVRO)
+    avro_job = {"format": "avro", "schema": json.dumps(PAYMENT_AVRO)}
+    avro_values = [avro_json(parsed, payment(n)) for n in range(COUNT)]
     spec = {
         "bootstrap": kafka_bootstrap,
         "registry": schema_registry.core_api_url,
         # The Avro records twice, to the seed topic first: under the topic tested, Apicurio's serializer then
         # registers known content, whose content id is not the new version's global id.
         "produce": [
-            *(
-                {
-                    "format": "avro",
-                    "topic": topic,
-                    "schema": json.dumps(PAYMENT_AVRO),
-                    "values": [avro_json(parsed, payment(n)) for n in range(COUNT)],
-                }
-                for topic in (avro_seed, avro_in)
-            ),
+            {**avro_job, "topic": avro_seed, "values": avro_values},
+            {**avro_job, "topic": avro_in, "values": avro_values},
             {"format": "json", "topic": json_in, "values": [person(n) for n in range(COUNT)]},
         ],
         "consume": [
@@ -236,6 +218,21 @@ def exchange(
     read = {topic: [line for line in lines if line["topic"] == topic] for topic in (avro_out, json_out)}
     yield Exchange(avro_in, json_in, avro_out, json_out, read)
     kafka_admin.delete_topics(topics)
+
+
+def write_with_converters(registry: LocalRegistry, bootstrap: str, avro_topic: str, json_topic: str) -> None:
+    # enhanced.avro.schema.support: the enum parameters become an Avro enum, as in Confluent's AvroData.
+    avro = converter(AvroConverter, registry, **{"enhanced.avro.schema.support": "true"})
+    # NUMERIC: the registered schema says a decimal is a number, and Apicurio's deserializer validates against it.
+    jsonschema = converter(JsonSchemaConverter, registry, **{"decimal.format": "NUMERIC"})
+    try:
+        orders = [order_struct(n) for n in range(COUNT)]
+        produce(bootstrap, avro_topic, avro.from_connect_data_batch(avro_topic, ORDER, orders))
+        items = [Struct(ITEM, item(n)) for n in range(COUNT)]
+        produce(bootstrap, json_topic, jsonschema.from_connect_data_batch(json_topic, ITEM, items))
+    finally:
+        avro.close()
+        jsonschema.close()
 
 
 def converter(cls: type, registry: LocalRegistry, **configs: str) -> Any:
@@ -310,7 +307,9 @@ def test_avro_written_by_apicurios_serializer_reads_back_identically(
         avro.close()
     assert batch is not None and batch.schema is not None
     assert (batch.schema.name, batch.schema.version) == ("bank.Payment", 1)
-    assert batch.schema.field("kind").schema.parameters[ENUM] == "bank.Kind"  # type: ignore[union-attr,index]
+    kind = batch.schema.field("kind")
+    assert kind is not None and kind.schema.parameters is not None
+    assert kind.schema.parameters[ENUM] == "bank.Kind"  # read back as the Avro enum it was written as
     assert [plain(value) for value in batch.values] == [payment(n) for n in range(COUNT)]
     assert one.schema == batch.schema and plain(one.value) == payment(1)
 
@@ -321,7 +320,7 @@ def test_avro_written_by_the_converter_reads_back_with_apicurios_deserializer(
     read = exchange.read_by_apicurio[exchange.avro_by_converter]
     schema_id = registered_id(schema_registry, f"{exchange.avro_by_converter}-value")
     assert [(line["offset"], line["id"]) for line in read] == [(n, schema_id) for n in range(COUNT)]
-    values = []
+    values: list[Any] = []
     for line in read:
         # The writer schema Apicurio's deserializer fetched by that id, and the datum it decoded with it.
         writer = fastavro.parse_schema(json.loads(line["schema"]))
