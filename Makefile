@@ -27,7 +27,8 @@ hadoop-jars: $(STAMP)
 s3a-jars: $(STAMP)
 	$(BIN)/python -m tests.fixtures.s3 fetch
 
-# Apicurio Registry (the Schema Registry converter tests' registry) from Maven Central, into a cache outside the repo.
+# Apicurio Registry (the Schema Registry converter tests' registry) from Maven Central, and Apicurio's own Java
+# Kafka serdes (the interoperability tests' other side, resolved with mvn), into a cache outside the repo.
 schema-registry: $(STAMP)
 	$(BIN)/python -m tests.fixtures.schema_registry fetch
 
