@@ -98,6 +98,10 @@ class RegistryConverter(Converter, abc.ABC):
     def _reader(self, schema_text: str, version: int | None) -> Reader:
         """A reader of values written with the registered schema `schema_text`."""
 
+    def _schema_by_id(self, schema_id: int) -> str:
+        """The registered schema's text (formats whose schemas import others fetch those here too)."""
+        return self.client.schema_by_id(schema_id, self.schema_type)
+
     # ------------------------------------------------------------------------------------ lifecycle
 
     def version(self) -> str:
@@ -290,7 +294,7 @@ class RegistryConverter(Converter, abc.ABC):
         client = self.client
         part = "key" if self._is_key else "value"
         try:
-            schema_text = client.schema_by_id(schema_id, self.schema_type)
+            schema_text = self._schema_by_id(schema_id)
         except RetriableError:
             raise
         except DataError as exc:
