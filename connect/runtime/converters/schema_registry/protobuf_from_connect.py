@@ -163,12 +163,14 @@ def _message(context: _Context, name: str, schema: Schema) -> MessageProto:
             _oneof(context, message, field_schema, tag)
             continue
         proto_field = _field(context, message, field_schema, field_name, tag, oneof_member=False)
-        if context.options.optional_for_nullables and field_schema.optional and not proto_field.label == 3:
-            # A proto3 `optional` field: a synthetic oneof named after it.
-            proto_field.proto3_optional = True
-            proto_field.oneof_index = len(message.oneof_decl)
-            message.oneof_decl.add(name="_" + field_name)
+        if context.options.optional_for_nullables and field_schema.optional:
+            proto_field.proto3_optional = proto_field.label != FieldProto.LABEL_REPEATED
         message.field.append(proto_field)
+    # A proto3 `optional` field is alone in a synthetic oneof named after it, declared after the real ones.
+    for proto_field in message.field:
+        if proto_field.proto3_optional:
+            proto_field.oneof_index = len(message.oneof_decl)
+            message.oneof_decl.add(name="_" + proto_field.name)
     # Oneof members without tags (a union not read from Protobuf) take the tags after the others.
     used = {f.number for f in message.field}
     free = (n for n in range(1, 1 << 29) if n not in used)
