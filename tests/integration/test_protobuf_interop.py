@@ -53,7 +53,12 @@ def test_values_written_by_confluents_protobuf_serializer_read_back(
     assert dict(odd.get("contact_0").items()) == {"email": "p1@example.com", "phone": None}
     assert dict(batch.values[0].get("contact_0").items()) == {"email": None, "phone": 5550000}
     assert [v.get("visits") for v in batch.values] == [4_000_000_000 + n for n in range(4)]
-    assert (odd.get("kind"), odd.get("delta"), odd.get("scores"), odd.get("tags")) == ("KIND_BULK", -1, {"x": 1}, ["a", "t1"])
+    assert (odd.get("kind"), odd.get("delta"), odd.get("scores"), odd.get("tags")) == (
+        "KIND_BULK",
+        -1,
+        {"x": 1},
+        ["a", "t1"],
+    )
     assert (odd.get("nickname"), batch.values[2].get("nickname")) == (None, "nick2")
     assert odd.get("seen") == dt.datetime(2023, 11, 14, 22, 13, 21, 5000, tzinfo=dt.UTC)
     assert dict(odd.get("home").items()) == {"city": "city1"}
@@ -107,7 +112,9 @@ def test_a_struct_written_by_the_converter_reads_back_with_a_class_made_from_the
 
 def test_an_unknown_schema_id_is_a_data_error_naming_the_id(registry_converter: Make) -> None:
     with pytest.raises(DataError, match="schema for id 7654321"):
-        registry_converter(ProtobufConverter).to_connect_data("t", b"\x00" + (7654321).to_bytes(4, "big") + b"\x00\x08\x01")
+        registry_converter(ProtobufConverter).to_connect_data(
+            "t", b"\x00" + (7654321).to_bytes(4, "big") + b"\x00\x08\x01"
+        )
 
 
 def _create(client: httpx.Client, name: str, config: dict[str, str]) -> None:
@@ -147,7 +154,9 @@ def test_datagen_through_protobuf_to_file_keeps_every_record_and_bad_values_go_t
                 **keys,
             },
         )
-        _create(client, "pb-sink", {"connector.class": "FileStreamSink", "file": str(sink_file), "topics": topic, **keys})
+        _create(
+            client, "pb-sink", {"connector.class": "FileStreamSink", "file": str(sink_file), "topics": topic, **keys}
+        )
         _create(
             client,
             "pb-tolerant",

@@ -164,7 +164,8 @@ class ProtobufConverter(RegistryConverter):
             def encode_primitive(value: Any) -> bytes:
                 message = message_class()
                 message.value = convert(value)
-                return indexes + message.SerializeToString()
+                serialized: bytes = message.SerializeToString()
+                return indexes + serialized
 
             return encode_primitive
         fill = self._values.compile_struct_filler(schema, descriptor)
@@ -172,7 +173,8 @@ class ProtobufConverter(RegistryConverter):
         def encode(value: Any) -> bytes:
             message = message_class()
             fill(message, value)
-            return indexes + message.SerializeToString()
+            serialized: bytes = message.SerializeToString()
+            return indexes + serialized
 
         return encode
 

@@ -26,20 +26,13 @@ from connect.api.errors import DataError
 __all__ = ["DecodeError", "build_file", "file_proto_of", "indexes_of", "is_builtin", "message_at", "message_class"]
 
 # The modules whose files registries and Confluent's serializers treat as built in (Confluent's `_is_builtin`).
+_WELL_KNOWN = "any api descriptor duration empty field_mask source_context struct timestamp type wrappers"
+_GOOGLE_TYPES = (
+    "calendar_period color date datetime dayofweek expr fraction latlng money month postal_address quaternion timeofday"
+)
 _BUILTIN_MODULES = (
-    *(
-        f"google.protobuf.{name}_pb2"
-        for name in (
-            "any api descriptor duration empty field_mask source_context struct timestamp type wrappers".split()
-        )
-    ),
-    *(
-        f"google.type.{name}_pb2"
-        for name in (
-            "calendar_period color date datetime dayofweek expr fraction latlng money month postal_address "
-            "quaternion timeofday"
-        ).split()
-    ),
+    *(f"google.protobuf.{name}_pb2" for name in _WELL_KNOWN.split()),
+    *(f"google.type.{name}_pb2" for name in _GOOGLE_TYPES.split()),
     "confluent_kafka.schema_registry.confluent.meta_pb2",
     "confluent_kafka.schema_registry.confluent.type.decimal_pb2",
 )

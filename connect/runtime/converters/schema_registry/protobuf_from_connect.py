@@ -147,7 +147,7 @@ def protobuf_file_of(schema: Schema, options: ProtobufDataOptions) -> ProtobufFi
     return ProtobufFile(proto, ".".join(parts))
 
 
-def _message(context: _Context, name: str, schema: Schema) -> MessageProto:
+def _message(context: _Context, name: str, schema: Schema) -> descriptor_pb2.DescriptorProto:
     message = MessageProto(name=name)
     next_tag = 1
     for connect_field in schema.fields:
@@ -180,7 +180,7 @@ def _message(context: _Context, name: str, schema: Schema) -> MessageProto:
     return message
 
 
-def _oneof(context: _Context, message: MessageProto, union: Schema, tag: int) -> None:
+def _oneof(context: _Context, message: descriptor_pb2.DescriptorProto, union: Schema, tag: int) -> None:
     name = context.unqualified((union.name or "")[len(UNION_PREFIX) :])
     index = len(message.oneof_decl)
     message.oneof_decl.add(name=name)
@@ -192,8 +192,14 @@ def _oneof(context: _Context, message: MessageProto, union: Schema, tag: int) ->
 
 
 def _field(
-    context: _Context, message: MessageProto, schema: Schema, name: str, tag: int, *, oneof_member: bool
-) -> FieldProto:
+    context: _Context,
+    message: descriptor_pb2.DescriptorProto,
+    schema: Schema,
+    name: str,
+    tag: int,
+    *,
+    oneof_member: bool,
+) -> descriptor_pb2.FieldDescriptorProto:
     proto_field = FieldProto(name=name, number=tag, label=FieldProto.LABEL_OPTIONAL)
     if schema.type is SchemaType.ARRAY:
         proto_field.label = FieldProto.LABEL_REPEATED
@@ -258,7 +264,9 @@ def _type_of(context: _Context, schema: Schema, field_name: str, params: dict[st
     if kind in (SchemaType.INT32, SchemaType.STRING) and ENUM_PARAM in parameters:
         return parameters[ENUM_PARAM]
     if kind in _PLAIN:
-        plain = parameters.get(TYPE_PARAM, _PLAIN[kind]) if kind in (SchemaType.INT32, SchemaType.INT64) else _PLAIN[kind]
+        plain = (
+            parameters.get(TYPE_PARAM, _PLAIN[kind]) if kind in (SchemaType.INT32, SchemaType.INT64) else _PLAIN[kind]
+        )
         if plain not in _SCALARS:
             raise DataError(f"field {field_name}: unknown Protobuf type {plain} in parameter {TYPE_PARAM}")
         return _UNSIGNED_WRAPPER.get(plain, _WRAPPER_OF[kind]) if wrapped else plain
@@ -270,7 +278,7 @@ def _type_of(context: _Context, schema: Schema, field_name: str, params: dict[st
     raise DataError(f"Unknown schema type: {kind.name}")
 
 
-def _map_entry(context: _Context, name: str, schema: Schema) -> MessageProto:
+def _map_entry(context: _Context, name: str, schema: Schema) -> descriptor_pb2.DescriptorProto:
     entry = MessageProto(name=name)
     assert schema.key_schema is not None and schema.value_schema is not None
     entry.field.append(_field(context, entry, schema.key_schema, "key", 1, oneof_member=False))
@@ -289,7 +297,7 @@ def _enum(name: str, schema: Schema) -> descriptor_pb2.EnumDescriptorProto:
     return enum
 
 
-def _set_meta(context: _Context, proto_field: FieldProto, params: dict[str, str]) -> None:
+def _set_meta(context: _Context, proto_field: descriptor_pb2.FieldDescriptorProto, params: dict[str, str]) -> None:
     """Confluent's `confluent.field_meta` option (confluent/meta.proto, field 1088 of FieldOptions)."""
     meta = proto_field.options.Extensions[descriptors.field_meta_extension()]
     for key, value in params.items():

@@ -79,7 +79,7 @@ def _replace(schema: Schema, **changes: object) -> Schema:
         "value_schema": schema.value_schema,
     }
     values.update(changes)
-    return Schema(**values)  # type: ignore[arg-type]
+    return Schema(**values)
 
 
 def union_field_name(oneof: OneofDescriptor, options: ProtobufDataOptions) -> str:
@@ -92,8 +92,10 @@ def real_oneofs(message: Descriptor) -> list[OneofDescriptor]:
 
 
 def _proto3_optional(field: FieldDescriptor) -> bool:
-    return bool(getattr(field, "has_presence", False)) and field.containing_oneof is not None and (
-        field.containing_oneof.name == "_" + field.name
+    return (
+        bool(getattr(field, "has_presence", False))
+        and field.containing_oneof is not None
+        and (field.containing_oneof.name == "_" + field.name)
     )
 
 
@@ -127,12 +129,10 @@ def _syntax(file: FileDescriptor) -> str:
 
 def _struct(message: Descriptor, options: ProtobufDataOptions, seen: tuple[str, ...]) -> Schema:
     if message.full_name in seen:
-        raise DataError(
-            f"message {message.full_name} contains itself; recursive messages have no Connect schema"
-        )
+        raise DataError(f"message {message.full_name} contains itself; recursive messages have no Connect schema")
     seen = (*seen, message.full_name)
     fields: list[tuple[str, Schema]] = []
-    oneof_fields = set()
+    oneof_fields: set[str] = set()
     for oneof in real_oneofs(message):
         members = [(f.name, _field(f, options, seen, oneof_member=True)) for f in oneof.fields]
         oneof_fields.update(f.name for f in oneof.fields)
@@ -158,7 +158,9 @@ def _meta_params(field: FieldDescriptor) -> dict[str, str]:
     return dict(options.Extensions[extension].params)
 
 
-def _field(field: FieldDescriptor, options: ProtobufDataOptions, seen: tuple[str, ...], *, oneof_member: bool) -> Schema:
+def _field(
+    field: FieldDescriptor, options: ProtobufDataOptions, seen: tuple[str, ...], *, oneof_member: bool
+) -> Schema:
     kind = field.type
     params: dict[str, str] = {}
     name: str | None = None
@@ -199,16 +201,16 @@ def _field(field: FieldDescriptor, options: ProtobufDataOptions, seen: tuple[str
 
     element: Schema | None = None
     if is_repeated(field) and schema_type is not SchemaType.MAP:
-        element = Schema(
-            schema_type, True, None, name, version, None, params or None, fields, key_schema, value_schema
-        )
+        element = Schema(schema_type, True, None, name, version, None, params or None, fields, key_schema, value_schema)
         schema_type, name, version, params, fields = SchemaType.ARRAY, None, None, {}, ()
         key_schema, value_schema = None, element
         optional = True
     if oneof_member:
         optional = True
-        if options.wrapper_for_nullables and kind == FieldDescriptor.TYPE_MESSAGE and (
-            field.message_type.full_name in WRAPPER_TYPES
+        if (
+            options.wrapper_for_nullables
+            and kind == FieldDescriptor.TYPE_MESSAGE
+            and (field.message_type.full_name in WRAPPER_TYPES)
         ):
             params[WRAPPER_PARAM] = "true"
     elif options.optional_for_nullables:

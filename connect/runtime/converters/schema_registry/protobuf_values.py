@@ -204,7 +204,9 @@ def _message_filler(schema: Schema, field: FieldDescriptor) -> Fill:
         return fill_wrapper
     if schema.type is SchemaType.STRUCT:
         return compile_struct_filler(schema, message)
-    raise DataError(f"field {field.name} is the message {message.full_name} but its Connect schema is {schema.type.name}")
+    raise DataError(
+        f"field {field.name} is the message {message.full_name} but its Connect schema is {schema.type.name}"
+    )
 
 
 def _fill_decimal(target: Any, value: Any, scale: int) -> None:

@@ -123,7 +123,10 @@ def test_unnamed_structs_get_connects_default_names_and_primitives_are_wrappers(
     made = protobuf_file_of(Schema.struct([("a", STRING_SCHEMA)]), ProtobufDataOptions())
     assert made.message_name == "ConnectDefault1"
     primitive = protobuf_file_of(STRING_SCHEMA, ProtobufDataOptions())
-    assert (primitive.proto.name, primitive.message_name) == ("google/protobuf/wrappers.proto", "google.protobuf.StringValue")
+    assert (primitive.proto.name, primitive.message_name) == (
+        "google/protobuf/wrappers.proto",
+        "google.protobuf.StringValue",
+    )
 
 
 def person_descriptor(**options: bool) -> Schema:
@@ -145,11 +148,19 @@ def test_a_message_read_as_protobuf_data_reads_it():
         assert found is not None
         return found.schema
 
-    assert field("name") == Schema(SchemaType.STRING, optional=True, parameters={"io.confluent.connect.protobuf.Tag": "1"})
-    assert field("delta").parameters == {"io.confluent.connect.protobuf.Type": "sint32", "io.confluent.connect.protobuf.Tag": "3"}
+    assert field("name") == Schema(
+        SchemaType.STRING, optional=True, parameters={"io.confluent.connect.protobuf.Tag": "1"}
+    )
+    assert field("delta").parameters == {
+        "io.confluent.connect.protobuf.Type": "sint32",
+        "io.confluent.connect.protobuf.Tag": "3",
+    }
     assert field("visits").type is SchemaType.INT64  # uint32 needs 64 bits
     assert field("kind").type is SchemaType.STRING and field("kind").name == "Kind"
-    assert field("kind").parameters is not None and field("kind").parameters["io.confluent.connect.protobuf.Enum.KIND_BULK"] == "2"
+    assert (
+        field("kind").parameters is not None
+        and field("kind").parameters["io.confluent.connect.protobuf.Enum.KIND_BULK"] == "2"
+    )
     # The tag is the array's; its elements are optional, as ProtobufData builds them.
     assert field("tags") == Schema(
         SchemaType.ARRAY,
