@@ -2,7 +2,7 @@
 Protobuf schema as the descriptor the client sent): confluent-kafka's own ProtobufSerializer /
 ProtobufDeserializer read each other's bytes with it, an unknown id is a clear error, and in a worker (by
 Confluent's class name) datagen -> Protobuf -> Kafka -> file sink keeps every record while bad values go to
-the dead letter queue."""
+the dead letter queue and a source whose registry is down fails with the reason."""
 
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ from connect.api.errors import DataError
 from connect.runtime.converters.schema_registry import protobuf_descriptors
 from connect.runtime.converters.schema_registry.protobuf import ProtobufConverter
 from tests.fixtures.schema_registry.server import LocalRegistry
+from tests.fixtures.tcp_ports import free_port
 from tests.integration.test_standalone_support import line_count, running_worker, status_of, worker_props
 from tests.support.protobuf_messages import person, person_classes
 from tests.support.topic_reads import read_topic
@@ -122,14 +123,20 @@ def _create(client: httpx.Client, name: str, config: dict[str, str]) -> None:
     assert response.status_code == 201, response.text
 
 
-def test_datagen_through_protobuf_to_file_keeps_every_record_and_bad_values_go_to_the_dlq(
+def _failed_trace(client: httpx.Client, name: str) -> str | None:
+    status = status_of(client, name)
+    tasks: list[dict[str, Any]] = status["tasks"] if status else []
+    return next((t.get("trace", "") for t in tasks if t["state"] == "FAILED"), None)
+
+
+def test_datagen_through_protobuf_to_file_keeps_every_record_bad_values_go_to_the_dlq_a_registry_down_fails(
     kafka_bootstrap: str,
     topic_factory: Callable[..., str],
     schema_registry: LocalRegistry,
     registry_converter: Make,
     tmp_path: Path,
 ) -> None:
-    topic, mixed, dlq = topic_factory(partitions=1), topic_factory(partitions=1), topic_factory(partitions=1)
+    topic, mixed, dlq, unreachable = (topic_factory(partitions=1) for _ in range(4))
     keys = {"value.converter": PROTOBUF, "value.converter.schema.registry.url": schema_registry.url}
     schema = Schema.struct([("id", INT64_SCHEMA), ("name", STRING_SCHEMA)], name="shop.Customer")
     writer = registry_converter(ProtobufConverter)
@@ -170,11 +177,28 @@ def test_datagen_through_protobuf_to_file_keeps_every_record_and_bad_values_go_t
                 **keys,
             },
         )
+        # A source whose registry is down: retried for errors.retry.timeout, then FAILED with the reason.
+        _create(
+            client,
+            "pb-no-registry",
+            {
+                "connector.class": "DatagenConnector",
+                "kafka.topic": unreachable,
+                "quickstart": "sequence",
+                "errors.retry.timeout": "1500",
+                "errors.retry.delay.max.ms": "200",
+                "value.converter": PROTOBUF,
+                "value.converter.schema.registry.url": f"http://127.0.0.1:{free_port()}/apis/ccompat/v7",
+                "value.converter.max.retries": "0",
+            },
+        )
         wait_until(lambda: line_count(sink_file) >= RECORDS, 60, f"{RECORDS} lines in the sink file", interval=0.5)
         wait_until(lambda: line_count(tolerant_file) >= 3, 60, "the three good records in the tolerant sink's file")
         wait_until(lambda: len(read_topic(kafka_bootstrap, dlq, 1, "read_uncommitted")) >= 2, 60, "two DLQ records")
         status = status_of(client, "pb-sink")
         assert status is not None and [t["state"] for t in status["tasks"]] == ["RUNNING"]
+        trace = wait_until(lambda: _failed_trace(client, "pb-no-registry"), 60, "the registry-less source to fail")
+        assert "could not be reached" in trace and "RegistryUnavailableError" in trace
 
     raw = read_topic(kafka_bootstrap, topic, 1, "read_uncommitted")
     assert len(raw) == RECORDS
@@ -184,3 +208,4 @@ def test_datagen_through_protobuf_to_file_keeps_every_record_and_bad_values_go_t
     assert sink_file.read_text().splitlines() == [str(v) for v in decoded.values]
     assert tolerant_file.read_text().splitlines() == [f"Struct{{id={n},name='c{n}'}}" for n in range(3)]
     assert read_topic(kafka_bootstrap, dlq, 1, "read_uncommitted") == [no_magic, unknown_id]
+    assert read_topic(kafka_bootstrap, unreachable, 1, "read_uncommitted") == []

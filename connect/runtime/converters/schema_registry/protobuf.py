@@ -29,7 +29,7 @@ from connect.runtime.converters.schema_registry.registry_converter import (
     Encode,
     Reader,
     RegistryConverter,
-    _bounded_put,
+    bounded_put,
 )
 from connect.runtime.converters.schema_registry.settings import RegistrySettings, registry_config_def
 
@@ -134,7 +134,7 @@ class ProtobufConverter(RegistryConverter):
         if text not in self._own_files:
             # Built here, before anything is registered: a file Protobuf refuses never reaches the registry.
             file = self._descriptors.build_file(made.proto, {})
-            _bounded_put(self._own_files, text, _OwnFile(file, made.message_name), self.settings.schemas_cache_size)
+            bounded_put(self._own_files, text, _OwnFile(file, made.message_name), self.settings.schemas_cache_size)
         return text, made.message_name
 
     def _record_name(self, schema_text: str) -> str:
@@ -185,7 +185,7 @@ class ProtobufConverter(RegistryConverter):
         fetched = self.client.fetch_by_id(schema_id, self.schema_type, fmt="serialized")
         referenced: dict[str, Any] = {}
         self._resolve(fetched.references, referenced)
-        _bounded_put(self._references, fetched.schema_str, referenced, self.settings.schemas_cache_size)
+        bounded_put(self._references, fetched.schema_str, referenced, self.settings.schemas_cache_size)
         return fetched.schema_str
 
     def _resolve(self, references: Sequence[tuple[str, str, int]], into: dict[str, Any]) -> None:
@@ -217,7 +217,7 @@ class ProtobufConverter(RegistryConverter):
                 reader = Reader(schema, self._decoder(schema, descriptor, start))
             except DataError as exc:
                 raise DataError(f"{self._read_failure(topic)}: the {part} schema with id {schema_id}: {exc}") from None
-            _bounded_put(self._message_readers, key, reader, self.settings.schemas_cache_size)
+            bounded_put(self._message_readers, key, reader, self.settings.schemas_cache_size)
         return reader, start
 
     def _decoder(self, schema: Schema, descriptor: Any, start: int) -> Any:

@@ -51,7 +51,7 @@ class Reader:
     decode: Decode
 
 
-def _bounded_put(cache: dict[Any, Any], key: Any, value: Any, size: int) -> None:
+def bounded_put(cache: dict[Any, Any], key: Any, value: Any, size: int) -> None:
     while len(cache) >= size:
         del cache[next(iter(cache))]
     cache[key] = value
@@ -179,7 +179,7 @@ class RegistryConverter(Converter, abc.ABC):
         writer = self._writers.get(key)
         if writer is None:
             writer = self._new_writer(topic, schema)
-            _bounded_put(self._writers, key, writer, self.settings.schemas_cache_size)
+            bounded_put(self._writers, key, writer, self.settings.schemas_cache_size)
         self._last_writer = (schema, topic, writer)
         return writer
 
@@ -315,5 +315,5 @@ class RegistryConverter(Converter, abc.ABC):
                 f"{self._read_failure(topic)}: the {part} schema with id {schema_id} is not valid "
                 f"{self.format_name}: {exc}"
             ) from None
-        _bounded_put(self._readers, (topic, schema_id), reader, settings.schemas_cache_size)
+        bounded_put(self._readers, (topic, schema_id), reader, settings.schemas_cache_size)
         return reader

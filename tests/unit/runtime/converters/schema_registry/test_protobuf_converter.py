@@ -250,6 +250,21 @@ def test_subject_name_strategies_use_the_messages_full_name():
     assert record.client.latest("shop.Order").schema_id > 0
 
 
+def test_use_latest_version_writes_with_the_subjects_latest_message():
+    wide = Schema.struct([("id", INT64_SCHEMA), ("extra", OPTIONAL_STRING_SCHEMA)], name="shop.Item")
+    registering = converter()
+    latest = registering.from_connect_data("items", wide, Struct(wide, {"id": 1, "extra": "x"}))
+    assert latest is not None
+    protobuf = converter(
+        **{"auto.register.schemas": "false", "use.latest.version": "true", "latest.compatibility.strict": "false"}
+    )
+    protobuf.client._client = registering.client._client  # the same in-memory registry
+    narrow = Schema.struct([("id", INT64_SCHEMA)], name="shop.Item")
+    data = protobuf.from_connect_data("items", narrow, Struct(narrow, {"id": 7}))
+    assert data is not None and data[1:5] == latest[1:5]
+    assert dict(protobuf.to_connect_data("items", data).value.items()) == {"id": 7, "extra": ""}
+
+
 def test_a_registry_that_cannot_be_reached_is_retriable():
     protobuf = ProtobufConverter()
     protobuf.configure({"schema.registry.url": f"http://127.0.0.1:{free_port()}", "max.retries": "0"}, False)
