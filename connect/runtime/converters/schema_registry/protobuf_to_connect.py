@@ -11,6 +11,8 @@ wrapper message is its primitive (`wrapper.for.raw.primitives`). Pure functions,
 
 from __future__ import annotations
 
+import dataclasses
+
 from google.protobuf import descriptor_pb2
 from google.protobuf.descriptor import Descriptor, EnumDescriptor, FieldDescriptor, FileDescriptor, OneofDescriptor
 
@@ -62,24 +64,7 @@ def connect_schema_of(message: Descriptor, options: ProtobufDataOptions, version
     if options.wrapper_for_raw_primitives and message.full_name in WRAPPER_TYPES:
         return Schema(SchemaType(WRAPPER_TYPES[message.full_name]), version=version)
     schema = _struct(message, options, ())
-    return _replace(schema, version=version) if version is not None else schema
-
-
-def _replace(schema: Schema, **changes: object) -> Schema:
-    values = {
-        "type": schema.type,
-        "optional": schema.optional,
-        "default": schema.default,
-        "name": schema.name,
-        "version": schema.version,
-        "doc": schema.doc,
-        "parameters": schema.parameters,
-        "fields": schema.fields,
-        "key_schema": schema.key_schema,
-        "value_schema": schema.value_schema,
-    }
-    values.update(changes)
-    return Schema(**values)
+    return dataclasses.replace(schema, version=version) if version is not None else schema
 
 
 def union_field_name(oneof: OneofDescriptor, options: ProtobufDataOptions) -> str:
@@ -231,8 +216,7 @@ def _message_field(field: FieldDescriptor, options: ProtobufDataOptions, seen: t
         precision = _int_or(meta.get(PRECISION), None)
         if precision is not None:
             params[CONNECT_PRECISION] = str(precision)
-        decimal = Schema.decimal(0)
-        return _replace(decimal, parameters=params)
+        return dataclasses.replace(Schema.decimal(0), parameters=params)
     if full_name == DATE_TYPE:
         return DATE_SCHEMA
     if full_name == TIME_TYPE:
