@@ -176,6 +176,21 @@ def test_values_of_confluents_serializer_read_back_and_ours_read_with_its_deseri
     del meta_class
 
 
+def test_enums_as_ints_and_absent_messages_as_default_structs_on_request():
+    _, person_class = person_classes()
+    protobuf = converter(**{"int.for.enums": "true", "generate.struct.for.nulls": "true"})
+    bare = person_class(name="bare", kind=2)
+    context = SerializationContext("bare-people", MessageField.VALUE)
+    data = ProtobufSerializer(person_class, protobuf.client._client)(bare, context)
+    read = protobuf.to_connect_data("bare-people", data)
+    assert read.value.get("kind") == 2 and dict(read.value.get("home").items()) == {"city": ""}
+    assert read.value.get("contact_0") is None  # no member set: the union is null
+    again = protobuf.from_connect_data("bare-copy", read.schema, read.value)
+    copy_context = SerializationContext("bare-copy", MessageField.VALUE)
+    copy = ProtobufDeserializer(person_class, None, protobuf.client._client)(again, copy_context)
+    assert copy.kind == 2 and copy.HasField("home")
+
+
 def test_nulls_are_tombstones_both_ways():
     protobuf = converter()
     assert protobuf.from_connect_data("orders", None, None) is None
