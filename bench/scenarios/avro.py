@@ -1,6 +1,7 @@
 """Avro through a Schema Registry: AvroConverter's batch conversion next to confluent-kafka's own
 AvroSerializer / AvroDeserializer called once per record (the limit from Python), and next to
-JsonConverter with schemas on the same records, in one process.
+JsonConverter with schemas on the same records, in one process; ProtobufConverter next to
+confluent-kafka's ProtobufSerializer / ProtobufDeserializer loop on the same records.
 
 The registry is confluent-kafka's in-memory one (`mock://`): a converter asks a registry once per schema,
 so a remote registry changes no per-record figure.
@@ -19,17 +20,22 @@ from bench.results import BenchmarkResult, Reference, SystemResult
 from connect.api.data import FLOAT64_SCHEMA, INT32_SCHEMA, INT64_SCHEMA, STRING_SCHEMA, Schema, Struct
 from connect.runtime.converters.json import JsonConverter
 from connect.runtime.converters.schema_registry.avro import AvroConverter
+from connect.runtime.converters.schema_registry.protobuf import ProtobufConverter
 
 GROUP = "avro"
 TOPIC = "bench-avro"
 AVRO_BATCH = "kconnect-avro-batch"
 AVRO_RECORDS = "kconnect-avro-records"
 JSON_BATCH = "kconnect-json-batch"
+PROTOBUF_BATCH = "kconnect-protobuf-batch"
+PROTOBUF_CLIENT = "confluent-kafka-protobuf"
 LABELS = {
     AVRO_BATCH: "AvroConverter, batch",
     AVRO_RECORDS: "AvroConverter, one call per record",
     JSON_BATCH: "JsonConverter (schemas.enable), batch",
     RAW_CLIENT: "confluent-kafka AvroSerializer / AvroDeserializer loop",
+    PROTOBUF_BATCH: "ProtobufConverter, batch",
+    PROTOBUF_CLIENT: "confluent-kafka ProtobufSerializer / ProtobufDeserializer loop",
 }
 UNITS = {"records_per_s": ("records/s", True)}
 METHOD = (
@@ -97,6 +103,23 @@ def _serde() -> tuple[Any, Any, Any]:
     return serializer, deserializer, SerializationContext(TOPIC, MessageField.VALUE)
 
 
+def _protobuf_serde() -> tuple[Any, Any, Any]:
+    """confluent-kafka's Protobuf serde for a message class made from the Order struct (what protoc would
+    generate from the same .proto)."""
+    from confluent_kafka.schema_registry import SchemaRegistryClient
+    from confluent_kafka.schema_registry.protobuf import ProtobufDeserializer, ProtobufSerializer
+
+    from connect.runtime.converters.schema_registry import protobuf_descriptors
+    from connect.runtime.converters.schema_registry.protobuf_from_connect import protobuf_file_of
+    from connect.runtime.converters.schema_registry.protobuf_names import ProtobufDataOptions
+
+    made = protobuf_file_of(ORDER, ProtobufDataOptions())
+    file = protobuf_descriptors.build_file(made.proto, {})
+    message_class = protobuf_descriptors.message_class(file.pool.FindMessageTypeByName(made.message_name))
+    client = SchemaRegistryClient.new_client({"url": "mock://bench-protobuf"})
+    return message_class, ProtobufSerializer(message_class, client), ProtobufDeserializer(message_class, None, client)
+
+
 def run(ctx: RunContext) -> list[BenchmarkResult]:
     count = ctx.sizes.raw_records["100B"] // 10
     structs = [_order(n) for n in range(count)]
@@ -109,6 +132,12 @@ def run(ctx: RunContext) -> list[BenchmarkResult]:
     encoded: Sequence[bytes | None] = avro.from_connect_data_batch(TOPIC, ORDER, structs)
     json_encoded = json_converter.from_connect_data_batch(TOPIC, ORDER, structs)
     framed = [serializer(d, context) for d in dicts]
+    protobuf = ProtobufConverter()
+    protobuf.configure({"schema.registry.url": "mock://bench"}, False)
+    protobuf_encoded: Sequence[bytes | None] = protobuf.from_connect_data_batch(TOPIC, ORDER, structs)
+    message_class, protobuf_serializer, protobuf_deserializer = _protobuf_serde()
+    messages = [message_class(**d) for d in dicts]
+    protobuf_framed = [protobuf_serializer(m, context) for m in messages]
 
     def measured(body: Callable[[], Any]) -> Callable[[int], dict[str, float]]:
         return lambda _: _timed(body, count)
@@ -122,6 +151,8 @@ def run(ctx: RunContext) -> list[BenchmarkResult]:
             AVRO_RECORDS: lambda: [avro.to_connect_data(TOPIC, v) for v in encoded],
             RAW_CLIENT: lambda: [deserializer(v, context) for v in framed],
             JSON_BATCH: lambda: json_converter.to_connect_data_batch(TOPIC, json_encoded),
+            PROTOBUF_BATCH: lambda: protobuf.to_connect_data_batch(TOPIC, protobuf_encoded),
+            PROTOBUF_CLIENT: lambda: [protobuf_deserializer(v, context) for v in protobuf_framed],
         }
     )
     written = sample(
@@ -130,9 +161,11 @@ def run(ctx: RunContext) -> list[BenchmarkResult]:
             AVRO_RECORDS: lambda: [avro.from_connect_data(TOPIC, ORDER, s) for s in structs],
             RAW_CLIENT: lambda: [serializer(d, context) for d in dicts],
             JSON_BATCH: lambda: json_converter.from_connect_data_batch(TOPIC, ORDER, structs),
+            PROTOBUF_BATCH: lambda: protobuf.from_connect_data_batch(TOPIC, ORDER, structs),
+            PROTOBUF_CLIENT: lambda: [protobuf_serializer(m, context) for m in messages],
         }
     )
-    against = [Reference(LABELS[RAW_CLIENT], RAW_CLIENT)]
+    against = [Reference(LABELS[RAW_CLIENT], RAW_CLIENT), Reference(LABELS[PROTOBUF_CLIENT], PROTOBUF_CLIENT)]
     settings = {"records": count, "warmups": ctx.sizes.warmups}
     return [
         ctx.entry(

@@ -41,6 +41,7 @@ def _build() -> dict[str, str]:
         "org.apache.kafka.connect.storage.SimpleHeaderConverter": "SimpleHeaderConverter",
         "io.confluent.connect.avro.AvroConverter": "AvroConverter",
         "io.confluent.connect.json.JsonSchemaConverter": "JsonSchemaConverter",
+        "io.confluent.connect.protobuf.ProtobufConverter": "ProtobufConverter",
     }
     for number in _NUMBER_CONVERTERS:
         table[f"org.apache.kafka.connect.converters.{number}Converter"] = f"{number}Converter"

@@ -43,6 +43,14 @@ class RegistryRefusedError(DataError):
 
 
 @dataclass(frozen=True)
+class Fetched:
+    """A registered schema's text and the schemas it imports: (import name, subject, version) each."""
+
+    schema_str: str
+    references: tuple[tuple[str, str, int], ...]
+
+
+@dataclass(frozen=True)
 class Registered:
     schema_id: int
     schema_str: str
@@ -55,6 +63,10 @@ def import_optional(module: str) -> Any:
         return importlib.import_module(module)
     except ImportError as exc:
         raise ConfigError(f"{EXTRA_HINT} ({exc})") from exc
+
+
+def _references(schema: Any) -> tuple[tuple[str, str, int], ...]:
+    return tuple((str(r.name), str(r.subject), int(r.version)) for r in (schema.references or ()))
 
 
 def _shown_urls(urls: tuple[str, ...]) -> str:
@@ -108,6 +120,21 @@ class RegistryClient:
         if (schema.schema_type or "AVRO") != schema_type:
             raise DataError(f"The schema with id {schema_id} is a {schema.schema_type} schema, not {schema_type}")
         return str(schema.schema_str)
+
+    def fetch_by_id(self, schema_id: int, schema_type: str, fmt: str | None = None) -> Fetched:
+        """The schema with its references; `fmt` as the registry's `format` (`serialized`: a Protobuf schema as a
+        base64 descriptor)."""
+        with self._translated(f"the schema with id {schema_id}"):
+            schema = self._client.get_schema(schema_id, fmt=fmt)
+        if (schema.schema_type or "AVRO") != schema_type:
+            raise DataError(f"The schema with id {schema_id} is a {schema.schema_type} schema, not {schema_type}")
+        return Fetched(str(schema.schema_str), _references(schema))
+
+    def fetch_version(self, subject: str, version: int, fmt: str | None = None) -> Fetched:
+        """A schema a reference names, with its own references."""
+        with self._translated(f"version {version} of subject {subject}"):
+            found = self._client.get_version(subject, version, fmt=fmt)
+        return Fetched(str(found.schema.schema_str), _references(found.schema))
 
     def register(self, subject: str, schema_str: str, schema_type: str = "AVRO") -> int:
         with self._translated(f"registering a schema under subject {subject}"):

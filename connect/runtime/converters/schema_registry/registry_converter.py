@@ -51,7 +51,7 @@ class Reader:
     decode: Decode
 
 
-def _bounded_put(cache: dict[Any, Any], key: Any, value: Any, size: int) -> None:
+def bounded_put(cache: dict[Any, Any], key: Any, value: Any, size: int) -> None:
     while len(cache) >= size:
         del cache[next(iter(cache))]
     cache[key] = value
@@ -97,6 +97,10 @@ class RegistryConverter(Converter, abc.ABC):
     @abc.abstractmethod
     def _reader(self, schema_text: str, version: int | None) -> Reader:
         """A reader of values written with the registered schema `schema_text`."""
+
+    def _schema_by_id(self, schema_id: int) -> str:
+        """The registered schema's text (formats whose schemas import others fetch those here too)."""
+        return self.client.schema_by_id(schema_id, self.schema_type)
 
     # ------------------------------------------------------------------------------------ lifecycle
 
@@ -175,7 +179,7 @@ class RegistryConverter(Converter, abc.ABC):
         writer = self._writers.get(key)
         if writer is None:
             writer = self._new_writer(topic, schema)
-            _bounded_put(self._writers, key, writer, self.settings.schemas_cache_size)
+            bounded_put(self._writers, key, writer, self.settings.schemas_cache_size)
         self._last_writer = (schema, topic, writer)
         return writer
 
@@ -290,7 +294,7 @@ class RegistryConverter(Converter, abc.ABC):
         client = self.client
         part = "key" if self._is_key else "value"
         try:
-            schema_text = client.schema_by_id(schema_id, self.schema_type)
+            schema_text = self._schema_by_id(schema_id)
         except RetriableError:
             raise
         except DataError as exc:
@@ -311,5 +315,5 @@ class RegistryConverter(Converter, abc.ABC):
                 f"{self._read_failure(topic)}: the {part} schema with id {schema_id} is not valid "
                 f"{self.format_name}: {exc}"
             ) from None
-        _bounded_put(self._readers, (topic, schema_id), reader, settings.schemas_cache_size)
+        bounded_put(self._readers, (topic, schema_id), reader, settings.schemas_cache_size)
         return reader
