@@ -119,7 +119,8 @@ def kill_inside_a_task(cluster: SparkStandalone, driver: DriverStatus) -> int:
         victim = cluster.worker_of(app_id, executor_id)
         assert victim is not None, f"executor {executor_id} of {app_id} runs in no worker of the cluster"
         cluster.kill_worker(victim)
-        attempts = wait_until(lambda: driver.finished_stage(app_id, stage_id), 120, f"stage {stage_id} to complete")
+        finished = functools.partial(driver.finished_stage, app_id, stage_id)
+        attempts = wait_until(finished, 120, f"stage {stage_id} to complete")
         if any(a["numFailedTasks"] for a in attempts):
             return victim
         cluster.ensure_workers()
