@@ -115,12 +115,14 @@ def kill_inside_a_task(cluster: SparkStandalone, driver: DriverStatus) -> int:
     finished; then the worker starts again, the application gets an executor there, and the next task is
     the target (at most 3 tries)."""
     for _ in range(3):
-        app_id, executor_id, stage_id = wait_until(driver.busy_executor, 120, "a running task", interval=0.002)
+        busy = wait_until(driver.busy_executor, 120, "a running task", interval=0.002)
+        assert busy is not None  # wait_until returns a truthy value
+        app_id, executor_id, stage_id = busy
         victim = cluster.worker_of(app_id, executor_id)
         assert victim is not None, f"executor {executor_id} of {app_id} runs in no worker of the cluster"
         cluster.kill_worker(victim)
         finished = functools.partial(driver.finished_stage, app_id, stage_id)
-        attempts = wait_until(finished, 120, f"stage {stage_id} to complete")
+        attempts = wait_until(finished, 120, f"stage {stage_id} to complete") or []
         if any(a["numFailedTasks"] for a in attempts):
             return victim
         cluster.ensure_workers()
