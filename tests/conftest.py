@@ -3,6 +3,7 @@
 pytest_plugins = [
     "tests.fixtures.kafka",
     "tests.fixtures.hdfs.plugin",
+    "tests.fixtures.spark_standalone.plugin",
     "tests.fixtures.s3.plugin",
     "tests.fixtures.sql.plugin",
     "tests.fixtures.browser.plugin",

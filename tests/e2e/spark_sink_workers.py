@@ -2,7 +2,7 @@
 
 A worker runs in a process group of its own (its Spark JVM, if any, joins it) and logs to a file; the
 records are sequence-numbered JSON; the checks read the commit manifests and, with pyarrow, every
-published file.
+published file, on a local path or on any filesystem pyarrow reads (`Output`: HDFS through WebHDFS).
 """
 
 from __future__ import annotations
@@ -16,9 +16,11 @@ import signal
 import subprocess
 import sys
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 from confluent_kafka import Producer
 
@@ -116,7 +118,8 @@ def worker_file(directory: Path, bootstrap: str, name: str, **extra: str) -> Pat
     )
 
 
-def sink_file(directory: Path, name: str, topic: str, root: Path, **extra: str) -> Path:
+def sink_file(directory: Path, name: str, topic: str, root: Path | str, **extra: str) -> Path:
+    """`root`: a local directory or a URL (hdfs://...)."""
     return write_properties(
         directory / f"{name}-sink.properties",
         {
@@ -152,37 +155,75 @@ class SequenceProducer:
         return {p: len(range(p, self.sent, PARTITIONS)) for p in range(PARTITIONS)}
 
 
-def newest_manifests(root: Path, topic: str) -> dict[int, dict[str, object]]:
-    """Per partition, the newest commit manifest (what is committed)."""
+@dataclass(frozen=True)
+class Output:
+    """A sink's output root as pyarrow sees it: a filesystem and the root's path on it."""
+
+    fs: pafs.FileSystem
+    root: str
+
+    @staticmethod
+    def of(root: Path | Output) -> Output:
+        """A local directory on pyarrow's local filesystem; an Output as it is."""
+        return root if isinstance(root, Output) else Output(pafs.LocalFileSystem(), str(root))
+
+    def files(self, directory: str, suffix: str) -> list[str]:
+        """Paths relative to the root of the files under `directory` (recursively) whose names end in `suffix`."""
+        selector = pafs.FileSelector(f"{self.root}/{directory}", recursive=True, allow_not_found=True)
+        prefix = self.root.rstrip("/") + "/"
+        return sorted(
+            info.path.removeprefix(prefix)
+            for info in self.fs.get_file_info(selector)
+            if info.type == pafs.FileType.File and info.path.endswith(suffix)
+        )
+
+    def is_file(self, path: str) -> bool:
+        return bool(self.fs.get_file_info(f"{self.root}/{path}").type == pafs.FileType.File)
+
+    def read_bytes(self, path: str) -> bytes:
+        with self.fs.open_input_file(f"{self.root}/{path}") as file:
+            return bytes(file.read())
+
+    def parquet(self, path: str) -> pq.ParquetFile:
+        return pq.ParquetFile(f"{self.root}/{path}", filesystem=self.fs)
+
+
+def newest_manifests(root: Path | Output, topic: str) -> dict[int, dict[str, object]]:
+    """Per partition, the newest complete commit manifest (what is committed).
+
+    On HDFS a manifest being written is visible, empty or partial, until its writer closes it: that one
+    does not count yet."""
+    output = Output.of(root)
     newest: dict[int, dict[str, object]] = {}
     for partition in range(PARTITIONS):
-        directory = root / "_commits" / topic / str(partition)
-        names = sorted(p.name for p in directory.glob("*.json")) if directory.is_dir() else []
-        if names:
-            newest[partition] = json.loads((directory / names[-1]).read_bytes())
+        for name in reversed(output.files(f"_commits/{topic}/{partition}", ".json")):
+            with contextlib.suppress(ValueError):
+                newest[partition] = json.loads(output.read_bytes(name))
+                break
     return newest
 
 
-def all_committed(root: Path, topic: str, expected: Mapping[int, int]) -> bool:
+def all_committed(root: Path | Output, topic: str, expected: Mapping[int, int]) -> bool:
     """Every partition's newest manifest ends at its last record, and that commit's files are in place.
 
     The manifest is the commit point; its files are moved to their final names right after it, so a reader
     of <root>/topics sees them a moment later (the moves of older commits finish before the next manifest).
     """
-    newest = newest_manifests(root, topic)
+    output = Output.of(root)
+    newest = newest_manifests(output, topic)
     return all(
         p in newest
         and newest[p]["end_offset"] == count - 1
-        and all((root / str(f["path"])).is_file() for f in newest[p]["files"])  # type: ignore[attr-defined]
+        and all(output.is_file(str(f["path"])) for f in newest[p]["files"])  # type: ignore[attr-defined]
         for p, count in expected.items()
     )
 
 
-def committed_rows(root: Path) -> pa.Table:
+def committed_rows(root: Path | Output) -> pa.Table:
     """Every row of every published file (what a reader of <root>/topics sees), read with pyarrow."""
-    files = sorted((root / "topics").rglob("*.parquet"))
+    output = Output.of(root)
     columns = ["_topic", "_partition", "_offset", "seq"]
-    tables = [pq.ParquetFile(f).read(columns=columns) for f in files]
+    tables = [output.parquet(path).read(columns=columns) for path in output.files("topics", ".parquet")]
     return pa.concat_tables(tables) if tables else pa.table({c: pa.array([], pa.int64()) for c in columns})
 
 
@@ -192,7 +233,7 @@ def positions(rows: pa.Table) -> list[tuple[str, int, int]]:
     return list(zip(*columns, strict=True))
 
 
-def assert_no_duplicates_and_a_prefix(root: Path, topic: str) -> dict[int, int]:
+def assert_no_duplicates_and_a_prefix(root: Path | Output, topic: str) -> dict[int, int]:
     """Published offsets so far: each once, and per partition 0..k-1 without holes. Returns k per partition."""
     offsets: dict[int, list[int]] = collections.defaultdict(list)
     for t, p, o in positions(committed_rows(root)):
@@ -203,7 +244,7 @@ def assert_no_duplicates_and_a_prefix(root: Path, topic: str) -> dict[int, int]:
     return {p: len(found) for p, found in offsets.items()}
 
 
-def assert_exactly_once(root: Path, topic: str, producer: SequenceProducer) -> None:
+def assert_exactly_once(root: Path | Output, topic: str, producer: SequenceProducer) -> None:
     rows = committed_rows(root)
     keys = positions(rows)
     repeated = [key for key, n in collections.Counter(keys).items() if n > 1]
