@@ -173,6 +173,7 @@ class Exchange:
     """The four topics, and what Apicurio's deserializers read from the converters' two."""
 
     avro_by_apicurio: str
+    avro_with_references: str  # Apicurio's default: nested types under subjects of their own
     json_by_apicurio: str
     avro_by_converter: str
     json_by_converter: str
@@ -187,9 +188,9 @@ def exchange(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[Exchange]:
     """The converters write their topics, then one run of the Java program writes its own and reads theirs."""
-    kinds = ("avro-seed", "avro-in", "json-in", "avro-out", "json-out")
+    kinds = ("avro-seed", "avro-in", "avro-refs", "json-in", "avro-out", "json-out")
     topics = [new_topic(kafka_admin, prefix=f"apicurio-{kind}") for kind in kinds]
-    avro_seed, avro_in, json_in, avro_out, json_out = topics
+    avro_seed, avro_in, avro_refs, json_in, avro_out, json_out = topics
     write_with_converters(schema_registry, kafka_bootstrap, avro_out, json_out)
     # Apicurio's JSON Schema serializer cannot derive a schema from a value: it uses the subject's latest.
     # Registered under another subject first, so that under this one it is known content in a new version.
@@ -207,6 +208,7 @@ def exchange(
         "produce": [
             {**avro_job, "topic": avro_seed, "values": avro_values},
             {**avro_job, "topic": avro_in, "values": avro_values},
+            {**avro_job, "topic": avro_refs, "values": avro_values, "dereference": False},
             {"format": "json", "topic": json_in, "values": [person(n) for n in range(COUNT)]},
         ],
         "consume": [
@@ -216,7 +218,7 @@ def exchange(
     }
     lines = run_serdes(spec, tmp_path_factory.mktemp("apicurio-serdes"))
     read = {topic: [line for line in lines if line["topic"] == topic] for topic in (avro_out, json_out)}
-    yield Exchange(avro_in, json_in, avro_out, json_out, read)
+    yield Exchange(avro_in, avro_refs, json_in, avro_out, json_out, read)
     kafka_admin.delete_topics(topics)
 
 
@@ -312,6 +314,24 @@ def test_avro_written_by_apicurios_serializer_reads_back_identically(
     assert kind.schema.parameters[ENUM] == "bank.Kind"  # read back as the Avro enum it was written as
     assert [plain(value) for value in batch.values] == [payment(n) for n in range(COUNT)]
     assert one.schema == batch.schema and plain(one.value) == payment(1)
+
+
+def test_avro_whose_schema_refers_to_nested_types_registered_apart_reads_back_identically(
+    exchange: Exchange, schema_registry: LocalRegistry, kafka_bootstrap: str
+) -> None:
+    topic = exchange.avro_with_references
+    with SchemaRegistryClient({"url": schema_registry.url}) as client:
+        registered = client.get_latest_version(f"{topic}-value").schema
+    assert registered.references, "Apicurio's default registers the nested record and enum apart"
+    written = topic_values(kafka_bootstrap, topic)
+
+    avro = converter(AvroConverter, schema_registry)
+    try:
+        batch = avro.to_connect_data_batch(topic, written)
+    finally:
+        avro.close()
+    assert batch is not None and batch.schema is not None and batch.schema.name == "bank.Payment"
+    assert [plain(value) for value in batch.values] == [payment(n) for n in range(COUNT)]
 
 
 def test_avro_written_by_the_converter_reads_back_with_apicurios_deserializer(

@@ -22,6 +22,7 @@ from connect.runtime.converters.schema_registry.avro_anything import (
 from connect.runtime.converters.schema_registry.avro_compatibility import read_problems
 from connect.runtime.converters.schema_registry.avro_from_connect import avro_schema_of, full_name_of
 from connect.runtime.converters.schema_registry.avro_names import AvroDataOptions
+from connect.runtime.converters.schema_registry.avro_references import self_contained
 from connect.runtime.converters.schema_registry.avro_to_connect import read_plan
 from connect.runtime.converters.schema_registry.avro_write import compile_encoder, without_logical_types
 from connect.runtime.converters.schema_registry.client import import_optional
@@ -61,6 +62,12 @@ class AvroConverter(RegistryConverter):
             return out.getvalue()
 
         return encode
+
+    def _schema_by_id(self, schema_id: int) -> str:
+        # A schema with references (a serializer registered its nested types under subjects of their own)
+        # is made self-contained once, when its reader is made.
+        fetched = self.client.fetch_by_id(schema_id, self.schema_type)
+        return self_contained(fetched, self.client.fetch_version)
 
     def _reader(self, schema_text: str, version: int | None) -> Reader:
         avro = json.loads(schema_text)
