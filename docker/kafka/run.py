@@ -108,9 +108,7 @@ def broker_properties(environment: Mapping[str, str]) -> dict[str, str]:
     if roles == {"controller"} and environment.get("KAFKA_ADVERTISED_LISTENERS"):
         raise ConfigurationError("KAFKA_ADVERTISED_LISTENERS is not supported on a KRaft controller")
     properties = {
-        property_name(name): value
-        for name, value in merged.items()
-        if name.startswith(PREFIX) and name not in EXCLUDED
+        property_name(name): value for name, value in merged.items() if name.startswith(PREFIX) and name not in EXCLUDED
     }
     if roles == {"controller"}:
         properties.pop("advertised.listeners", None)  # only the default's, refused by a controller

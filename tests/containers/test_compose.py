@@ -1,6 +1,7 @@
 """docker/compose.yaml brought up for real (podman-compose on podman), with the local Kafka image as
-KAFKA_IMAGE: three KRaft brokers, three workers of one cluster and the example pipeline, all started by the
-compose file alone. One project serves the module's tests; the last one kills a worker.
+KAFKA_IMAGE: three KRaft brokers, three workers of one cluster and the example pipeline, and the `spark`
+profile's two Spark-image workers with their Parquet pipeline, all started by the compose file alone. One
+project serves the module's tests; the last one kills a worker.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import httpx
+import pyarrow.parquet as pq
 import pytest
 
 from tests.containers.support import connector_running, post_connector, task_workers
@@ -23,8 +24,10 @@ from tests.support.waiting import wait_until
 pytestmark = [pytest.mark.containers, pytest.mark.timeout(900)]
 
 WORKERS = ("worker-1", "worker-2", "worker-3")
+SPARK_WORKERS = ("spark-worker-1", "spark-worker-2")
 BROKERS = ("kafka-1", "kafka-2", "kafka-3")
 PIPELINE = "orders-datagen"  # docker/pipelines/orders.json
+PARQUET_PIPELINE = "orders-parquet"  # docker/pipelines/orders-parquet.json, its files in the volume `parquet`
 INTERNAL_TOPICS = ("kconnect-configs", "kconnect-offsets", "kconnect-status")
 IN_NETWORK = Path(__file__).with_name("in_compose_network.py")
 # From `up` to the example pipeline's tasks RUNNING: brokers, then workers (restarted until the brokers
@@ -41,15 +44,20 @@ class Cluster:
     urls: dict[str, str]  # service -> the REST URL of its published port
 
     def diagnostics(self) -> str:
-        services = (*BROKERS, *WORKERS, "pipeline")
+        services = (*BROKERS, *WORKERS, "pipeline", *SPARK_WORKERS, "spark-pipeline")
         return "\n".join(f"--- {s}, last lines:\n{self.project.logs(s)}" for s in services)
 
 
 @pytest.fixture(scope="module")
-def compose_cluster(container_engine: Engine, worker_image: str, kafka_image: str) -> Iterator[Cluster]:
-    ports = [free_port() for _ in WORKERS]
-    project = ComposeProject(container_engine, {"KAFKA_IMAGE": kafka_image, **published_ports(WORKERS, ports)})
-    cluster = Cluster(project, {w: f"http://127.0.0.1:{p}" for w, p in zip(WORKERS, ports, strict=True)})
+def compose_cluster(
+    container_engine: Engine, worker_image: str, spark_image: str, kafka_image: str
+) -> Iterator[Cluster]:
+    services = (*WORKERS, *SPARK_WORKERS)
+    ports = [free_port() for _ in services]
+    project = ComposeProject(
+        container_engine, {"KAFKA_IMAGE": kafka_image, **published_ports(services, ports)}, profiles=("spark",)
+    )
+    cluster = Cluster(project, {w: f"http://127.0.0.1:{p}" for w, p in zip(services, ports, strict=True)})
     started = time.monotonic()
     try:
         project.up()
@@ -79,9 +87,7 @@ def test_the_compose_cluster_replicates_its_internal_topics_and_passes_its_healt
     # would. Both the broker's check (the compose file's) and the worker's (the image's) must pass.
     for service in ("kafka-1", "worker-1"):
         container = project.container(service)
-        wait_until(
-            lambda c=container: _healthy(project.engine, c), 60, f"{service}'s health check passing", interval=2
-        )
+        wait_until(lambda c=container: _healthy(project.engine, c), 60, f"{service}'s health check passing", interval=2)
 
 
 def test_a_connector_posted_to_one_worker_runs_on_the_compose_cluster_and_its_records_arrive(
@@ -106,13 +112,32 @@ def test_a_connector_posted_to_one_worker_runs_on_the_compose_cluster_and_its_re
 
     def arrived() -> dict[str, int] | None:
         try:
-            counted: dict[str, int] = json.loads(compose_cluster.project.exec_python("worker-1", IN_NETWORK, "count", topic))
+            counted: dict[str, int] = json.loads(
+                compose_cluster.project.exec_python("worker-1", IN_NETWORK, "count", topic)
+            )
         except ContainerEngineError:
             return None  # the topic is not there yet
         return counted if counted["records"] >= records else None
 
     counted = wait_until(arrived, 90, f"{records} records in {topic}", interval=2)
     assert counted == {"records": records, "distinct": records}
+
+
+def test_the_spark_profile_writes_the_pipelines_topic_as_parquet_to_the_shared_volume(
+    compose_cluster: Cluster,
+) -> None:
+    spark_url = compose_cluster.urls["spark-worker-1"]
+    wait_until(lambda: connector_running(spark_url, PARQUET_PIPELINE), 120, "the Parquet pipeline RUNNING")
+    files_root = compose_cluster.project.volume_path("parquet") / "parquet" / "topics" / "orders"
+
+    def committed_files() -> list[Path]:
+        return sorted(files_root.rglob("*.parquet"))
+
+    # The pipeline commits every 1,000 records or 30 s (orders-parquet.json), whichever comes first.
+    files = wait_until(committed_files, 180, f"Parquet files under {files_root}", interval=2)
+    table = pq.read_table(files[0])
+    assert table.num_rows > 0
+    assert {"orderid", "itemid", "orderunits", "address"} <= set(table.column_names), table.schema
 
 
 def test_killing_a_worker_container_of_the_compose_cluster_moves_its_tasks_to_the_others(
@@ -125,7 +150,7 @@ def test_killing_a_worker_container_of_the_compose_cluster_moves_its_tasks_to_th
     victim_id = owners[0]
     victim = victim_id.split(":")[0]  # the worker id is its host name (the service's) and port
     assert victim in WORKERS, owners
-    survivor_url = next(url for service, url in urls.items() if service != victim)
+    survivor_url = next(urls[service] for service in WORKERS if service != victim)
 
     compose_cluster.project.engine.run("kill", compose_cluster.project.container(victim))
     killed = time.monotonic()
@@ -137,7 +162,7 @@ def test_killing_a_worker_container_of_the_compose_cluster_moves_its_tasks_to_th
     now = wait_until(moved, FAILOVER_DEADLINE_S, "the killed worker's tasks RUNNING on the others", interval=0.25)
     print(f"tasks moved {time.monotonic() - killed:.1f} s after the kill: {owners} -> {now}")
     assert len(now) == len(owners)
-    assert httpx.get(f"{survivor_url}/connectors/{PIPELINE}/status", timeout=5).json()["connector"]["state"] == "RUNNING"
+    wait_until(lambda: connector_running(survivor_url, PIPELINE), 30, "the connector RUNNING on a survivor")
 
 
 def _healthy(engine: Engine, container: str) -> bool:
