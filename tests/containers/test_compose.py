@@ -16,7 +16,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from tests.containers.support import connector_running, post_connector, task_workers
-from tests.fixtures.containers.compose import ComposeProject, published_ports
+from tests.fixtures.containers.compose import ComposeProject, compose_missing, published_ports
 from tests.fixtures.containers.engine import ContainerEngineError, Engine
 from tests.fixtures.tcp_ports import free_port
 from tests.support.waiting import wait_until
@@ -52,6 +52,8 @@ class Cluster:
 def compose_cluster(
     container_engine: Engine, worker_image: str, spark_image: str, kafka_image: str
 ) -> Iterator[Cluster]:
+    if container_engine.is_podman and (missing := compose_missing()) is not None:
+        pytest.fail(missing, pytrace=False)
     services = (*WORKERS, *SPARK_WORKERS)
     ports = [free_port() for _ in services]
     project = ComposeProject(
