@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import httpx
 import pyarrow.parquet as pq
 import pytest
 
@@ -136,7 +137,12 @@ def test_the_spark_profile_writes_the_pipelines_topic_as_parquet_to_the_shared_v
         return sorted(files_root.rglob("*.parquet"))
 
     # The pipeline commits every 1,000 records or 30 s (orders-parquet.json), whichever comes first.
-    files = wait_until(committed_files, 180, f"Parquet files under {files_root}", interval=2)
+    try:
+        files = wait_until(committed_files, 180, f"Parquet files under {files_root}", interval=2)
+    except AssertionError as exc:
+        status = httpx.get(f"{spark_url}/connectors/{PARQUET_PIPELINE}/status", timeout=5).text
+        logs = "\n".join(f"--- {s}:\n{compose_cluster.project.logs(s)}" for s in SPARK_WORKERS)
+        raise AssertionError(f"{exc}\nstatus: {status[:6000]}\n{logs}") from None
     table = pq.read_table(files[0])
     assert table.num_rows > 0
     assert {"orderid", "itemid", "orderunits", "address"} <= set(table.column_names), table.schema
