@@ -49,9 +49,10 @@ chromium:
 container-engine:
 	@bash tests/fixtures/containers/install_engine.sh
 
-# kconnect:local and kconnect-spark:local from docker/Dockerfile, with podman (on a Debian base made locally
-# with debootstrap, cached) or docker. Prints each step's time and each image's size.
-images: $(STAMP) container-engine
+# kconnect:local, kconnect-spark:local and kafka:local (the broker jars of `kafka-jars`) from docker/Dockerfile,
+# with podman (on a Debian base made locally with debootstrap, cached) or docker. Prints each step's time and
+# each image's size.
+images: $(STAMP) container-engine kafka-jars
 	$(BIN)/python -m tests.fixtures.containers images
 
 run: setup

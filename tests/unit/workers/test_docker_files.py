@@ -71,8 +71,16 @@ def test_the_build_context_admits_every_copied_path_and_leaves_out_the_virtual_e
 
 
 def test_the_entry_point_runs_kconnect_under_tini_and_its_default_command_is_a_distributed_worker() -> None:
-    (entrypoint,) = _instructions("ENTRYPOINT")
-    assert entrypoint == ['["/usr/bin/tini",', '"--",', '"/usr/local/bin/kconnect-entrypoint"]']
+    kconnect, kafka = (
+        ['["/usr/bin/tini",', '"--",', '"/usr/local/bin/kconnect-entrypoint"]'],
+        [
+            '["/usr/bin/tini",',
+            '"--",',
+            '"/usr/local/bin/kafka-run"]',
+        ],
+    )
+    assert sorted(_instructions("ENTRYPOINT")) == sorted([kconnect, kafka])
+    assert ["docker/kafka/run.py", "/usr/local/bin/kafka-run"] in _instructions("COPY")
     assert ["docker/entrypoint.sh", "/usr/local/bin/kconnect-entrypoint"] in _instructions("COPY")
     assert _instructions("CMD")[-1] == ['["worker"]']  # the last CMD; a HEALTHCHECK continuation line has one too
     args = build_parser().parse_args(["worker"])
@@ -165,19 +173,34 @@ def test_compose_workers_are_one_cluster_per_image_configured_by_the_environment
         topics = [settings.config_topic, settings.offset_topic, settings.status_topic, settings.slots_topic]
         assert all(topic.replication_factor == 3 for topic in topics), "three brokers: Kafka Connect's default"
         assert set(service["depends_on"]) == {"kafka-1", "kafka-2", "kafka-3"}
-        assert all(d["condition"] == "service_healthy" for d in service["depends_on"].values())
+        # Not service_healthy: podman runs no health checks without systemd. The restart policy starts a
+        # worker again until the brokers are there.
+        assert all(d["condition"] == "service_started" for d in service["depends_on"].values())
+        assert service["restart"] == "on-failure"
         assert service["hostname"] == name, "a worker advertises its host name to the others"
         spark = service["image"] == "kconnect-spark:local"
         assert service.get("profiles", []) == (["spark"] if spark else [])
     assert sorted(map(len, clusters.values())) == [2, 3], clusters
-    assert len({s["ports"][0].split(":")[0] for n, s in services.items() if "ports" in s}) == 5
+    published = {name: s["ports"][0].rsplit(":", 1)[0] for name, s in services.items() if "ports" in s}
+    assert {name: _default_of(port) for name, port in published.items()} == {
+        "worker-1": "8083",
+        "worker-2": "8084",
+        "worker-3": "8085",
+        "spark-worker-1": "8086",
+        "spark-worker-2": "8087",
+    }
+    assert all(port.startswith(f"${{{name.upper().replace('-', '_')}_PORT:-") for name, port in published.items())
 
 
-def test_compose_pipelines_are_applied_with_kconnect_ctl_from_files_that_exist() -> None:
+def test_compose_pipelines_are_applied_with_kconnect_ctl_from_files_that_exist_until_a_worker_accepts_them() -> None:
     services = _services()
     for name in ("pipeline", "spark-pipeline"):
         service = services[name]
-        args = build_parser().parse_args(service["command"])
+        shell, flag, loop = service["command"]
+        assert (shell, flag) == ("sh", "-c")
+        assert loop == 'until kconnect ctl apply -f "$$PIPELINE"; do sleep 3; done', "$$: compose's escape of $"
+        environment = service["environment"]
+        args = build_parser().parse_args(["ctl", "apply", "-f", environment["PIPELINE"]])
         assert args.command == "ctl"
         (mount,) = service["volumes"]
         source, target, _mode = mount.split(":")
@@ -185,4 +208,4 @@ def test_compose_pipelines_are_applied_with_kconnect_ctl_from_files_that_exist()
         pipeline = json.loads(local.read_text())
         assert {"name", "config"} <= set(pipeline)
         (worker,) = service["depends_on"]
-        assert args.url == f"http://{worker}:8083"
+        assert environment["KCONNECT_URL"] == f"http://{worker}:8083", "`kconnect ctl` reads $KCONNECT_URL"
