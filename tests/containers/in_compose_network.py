@@ -1,6 +1,7 @@
 """Run inside a worker container of a compose project (`ComposeProject.exec_python`), where the brokers'
 advertised names resolve: `count TOPIC` prints how many records the topic holds and how many distinct
-values; `replicas TOPIC...` prints each topic's replica count per partition. JSON on stdout.
+values; `replicas TOPIC...` prints each topic's replica count per partition; `spark` prints the Spark
+master's workers (their state and cores in use) and its running applications. JSON on stdout.
 
 It uses only the image's own packages (confluent_kafka) and the worker's KCONNECT_BOOTSTRAP_SERVERS.
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import urllib.request
 import uuid
 
 from confluent_kafka import Consumer, TopicPartition
@@ -56,9 +58,19 @@ def replicas(topics: list[str]) -> dict[str, list[int]]:
     }
 
 
+def spark() -> dict[str, list[dict[str, object]]]:
+    """The Spark standalone master's own view (its web UI's JSON), from inside the project's network."""
+    with urllib.request.urlopen("http://spark-master:8080/json/", timeout=TIMEOUT_S) as answer:
+        state = json.load(answer)
+    return {
+        "workers": [{"state": w["state"], "coresused": w["coresused"]} for w in state["workers"]],
+        "apps": [{"name": a["name"], "cores": a["cores"]} for a in state["activeapps"]],
+    }
+
+
 def main(argv: list[str]) -> None:
     command, *names = argv
-    result: object = count(names[0]) if command == "count" else replicas(names)
+    result: object = {"count": lambda: count(names[0]), "spark": spark}.get(command, lambda: replicas(names))()
     print(json.dumps(result))
 
 

@@ -1,6 +1,7 @@
 """docker/compose.yaml brought up for real (podman-compose on podman), with the local Kafka image as
 KAFKA_IMAGE: three KRaft brokers, three workers of one cluster and the example pipeline, and the `spark`
-profile's two Spark-image workers with their Parquet pipeline, all started by the compose file alone. One
+profile's two Spark-image workers with their Parquet pipeline, whose jobs run on the profile's Spark
+standalone master and worker, all started by the compose file alone. One
 project serves the module's tests; the last one kills a worker.
 """
 
@@ -26,6 +27,7 @@ pytestmark = [pytest.mark.containers, pytest.mark.timeout(900)]
 
 WORKERS = ("worker-1", "worker-2", "worker-3")
 SPARK_WORKERS = ("spark-worker-1", "spark-worker-2")
+SPARK_CLUSTER = ("spark-master", "spark-executors")
 BROKERS = ("kafka-1", "kafka-2", "kafka-3")
 PIPELINE = "orders-datagen"  # docker/pipelines/orders.json
 PARQUET_PIPELINE = "orders-parquet"  # docker/pipelines/orders-parquet.json, its files in the volume `parquet`
@@ -45,7 +47,7 @@ class Cluster:
     urls: dict[str, str]  # service -> the REST URL of its published port
 
     def diagnostics(self) -> str:
-        services = (*BROKERS, *WORKERS, "pipeline", *SPARK_WORKERS, "spark-pipeline")
+        services = (*BROKERS, *WORKERS, "pipeline", *SPARK_WORKERS, *SPARK_CLUSTER, "spark-pipeline")
         return "\n".join(f"--- {s}, last lines:\n{self.project.logs(s)}" for s in services)
 
 
@@ -126,7 +128,7 @@ def test_a_connector_posted_to_one_worker_runs_on_the_compose_cluster_and_its_re
     assert counted == {"records": records, "distinct": records}
 
 
-def test_the_spark_profile_writes_the_pipelines_topic_as_parquet_to_the_shared_volume(
+def test_the_spark_profile_writes_the_pipelines_topic_as_parquet_through_its_spark_cluster(
     compose_cluster: Cluster,
 ) -> None:
     spark_url = compose_cluster.urls["spark-worker-1"]
@@ -141,11 +143,17 @@ def test_the_spark_profile_writes_the_pipelines_topic_as_parquet_to_the_shared_v
         files = wait_until(committed_files, 180, f"Parquet files under {files_root}", interval=2)
     except AssertionError as exc:
         status = httpx.get(f"{spark_url}/connectors/{PARQUET_PIPELINE}/status", timeout=5).text
-        logs = "\n".join(f"--- {s}:\n{compose_cluster.project.logs(s)}" for s in SPARK_WORKERS)
+        logs = "\n".join(f"--- {s}:\n{compose_cluster.project.logs(s)}" for s in (*SPARK_WORKERS, *SPARK_CLUSTER))
         raise AssertionError(f"{exc}\nstatus: {status[:6000]}\n{logs}") from None
     table = pq.read_table(files[0])
     assert table.num_rows > 0
     assert {"orderid", "itemid", "orderunits", "address"} <= set(table.column_names), table.schema
+    # The jobs ran on the standalone cluster's executors, not in the workers' own JVMs: each kconnect worker
+    # running a task of the sink is an application of the master, with the Spark worker's cores in use.
+    spark = json.loads(compose_cluster.project.exec_python("spark-worker-1", IN_NETWORK, "spark"))
+    assert [w["state"] for w in spark["workers"]] == ["ALIVE"], spark
+    assert spark["apps"] and all(a["name"] == "kconnect-spark-sink" for a in spark["apps"]), spark
+    assert spark["workers"][0]["coresused"] == sum(a["cores"] for a in spark["apps"]) > 0, spark
 
 
 def test_killing_a_worker_container_of_the_compose_cluster_moves_its_tasks_to_the_others(

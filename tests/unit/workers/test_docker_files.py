@@ -172,13 +172,14 @@ def test_compose_workers_are_one_cluster_per_image_configured_by_the_environment
         assert settings.worker.bootstrap_servers == "kafka-1:9092,kafka-2:9092,kafka-3:9092"
         topics = [settings.config_topic, settings.offset_topic, settings.status_topic, settings.slots_topic]
         assert all(topic.replication_factor == 3 for topic in topics), "three brokers: Kafka Connect's default"
-        assert set(service["depends_on"]) == {"kafka-1", "kafka-2", "kafka-3"}
+        spark = service["image"] == "kconnect-spark:local"
+        # The Spark workers' sinks run their jobs on the profile's standalone master.
+        assert set(service["depends_on"]) == {"kafka-1", "kafka-2", "kafka-3", *(["spark-master"] if spark else [])}
         # Not service_healthy: podman runs no health checks without systemd. The restart policy starts a
         # worker again until the brokers are there.
         assert all(d["condition"] == "service_started" for d in service["depends_on"].values())
         assert service["restart"] == "on-failure"
         assert service["hostname"] == name, "a worker advertises its host name to the others"
-        spark = service["image"] == "kconnect-spark:local"
         assert service.get("profiles", []) == (["spark"] if spark else [])
     assert sorted(map(len, clusters.values())) == [2, 3], clusters
     published = {name: s["ports"][0].rsplit(":", 1)[0] for name, s in services.items() if "ports" in s}
@@ -190,6 +191,20 @@ def test_compose_workers_are_one_cluster_per_image_configured_by_the_environment
         "spark-worker-2": "8087",
     }
     assert all(port.startswith(f"${{{name.upper().replace('-', '_')}_PORT:-") for name, port in published.items())
+
+
+def test_compose_spark_profile_runs_a_standalone_master_and_worker_that_the_parquet_pipeline_uses() -> None:
+    services = _services()
+    master, executors = services["spark-master"], services["spark-executors"]
+    for service in (master, executors):
+        assert service["image"] == "kconnect-spark:local" and service["profiles"] == ["spark"]
+    assert master["command"][:2] == ["spark-class", "org.apache.spark.deploy.master.Master"]
+    assert executors["command"][:2] == ["spark-class", "org.apache.spark.deploy.worker.Worker"]
+    pipeline = json.loads((COMPOSE.parent / "pipelines" / "orders-parquet.json").read_text())["config"]
+    assert executors["command"][-1] == pipeline["spark.master"] == "spark://spark-master:7077"
+    # The executors write the files: the volume at the same path as in the kconnect workers.
+    assert executors["volumes"] == services["spark-worker-1"]["volumes"]
+    assert pipeline["path"].startswith("file:///var/lib/kconnect/data/")
 
 
 def test_compose_pipelines_are_applied_with_kconnect_ctl_from_files_that_exist_until_a_worker_accepts_them() -> None:
