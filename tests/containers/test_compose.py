@@ -16,6 +16,7 @@ from pathlib import Path
 import httpx
 import pyarrow.parquet as pq
 import pytest
+import yaml
 
 from tests.containers.support import connector_running, post_connector, task_workers
 from tests.fixtures.containers.compose import ComposeProject, compose_missing, published_ports
@@ -79,6 +80,20 @@ def compose_cluster(
     print(f"compose up to the pipeline RUNNING: {time.monotonic() - started:.1f} s")
     yield cluster
     project.down()
+
+
+def test_compose_renders_the_file_with_the_spark_profile_and_the_kafka_image_given(container_engine: Engine) -> None:
+    project = ComposeProject(container_engine, {"KAFKA_IMAGE": "kafka:local"}, profiles=("spark",))
+    rendered = yaml.safe_load(project.run("config"))
+    assert set(rendered["services"]) == {
+        *BROKERS,
+        *WORKERS,
+        "pipeline",
+        *SPARK_WORKERS,
+        *SPARK_CLUSTER,
+        "spark-pipeline",
+    }
+    assert {rendered["services"][broker]["image"] for broker in BROKERS} == {"kafka:local"}
 
 
 def test_the_compose_cluster_replicates_its_internal_topics_and_passes_its_health_checks(
