@@ -452,10 +452,20 @@ def _create_missing(admin: AdminClient, topics: Sequence[InternalTopicSpec], tim
                 setting = topic.setting.removesuffix(".topic") + ".replication.factor" if topic.setting else "its"
                 raise ConfigError(
                     f"{_describe(topic)} could not be created with replication factor {topic.replication_factor}: "
-                    f"{error.str()}. Set {setting} to at most the number of brokers, or -1 for the broker's default."
+                    f"{error.str()} ({_registered_brokers(admin, timeout)}). If brokers are still starting, this "
+                    f"passes once they have registered; otherwise set {setting} to at most the number of brokers, "
+                    "or -1 for the broker's default."
                 ) from exc
             raise connect_error(exc, f"Could not create {_describe(topic)}") from exc
     return created
+
+
+def _registered_brokers(admin: AdminClient, timeout: float) -> str:
+    """How many brokers the cluster has registered now, for an error message (best effort)."""
+    try:
+        return f"{len(admin.list_topics(timeout=timeout).brokers)} broker(s) registered now"
+    except KafkaException:
+        return "the number of brokers registered now is unknown"
 
 
 def _verify(admin: AdminClient, topic: InternalTopicSpec, timeout: float) -> None:

@@ -233,6 +233,20 @@ def test_logs_connect_with_the_workers_top_level_settings_not_the_connector_clie
         AdminClient({"bootstrap.servers": kafka_bootstrap}).delete_topics([name])
 
 
+def test_an_internal_topic_with_more_replicas_than_brokers_says_how_many_brokers_there_are(
+    clients: KafkaClients,
+) -> None:
+    spec = InternalTopicSpec(f"internal-{uuid.uuid4().hex[:8]}", 1, 3, setting="config.storage.topic")
+
+    # One broker (the session's): a worker started before the others registered would see the same.
+    with pytest.raises(ConfigError) as refused:
+        ensure_internal_topics(clients, [spec], timeout=15)
+
+    message = str(refused.value)
+    assert "replication factor 3" in message and "1 broker(s) registered now" in message
+    assert "config.storage.replication.factor" in message and "still starting" in message
+
+
 def test_start_fails_clearly_for_a_missing_topic(clients: KafkaClients) -> None:
     log = KafkaLog(f"missing-{uuid.uuid4().hex}", clients, on_record=Recorder(), name="test")
 
