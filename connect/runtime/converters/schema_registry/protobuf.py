@@ -18,9 +18,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from connect.api.config import ConfigDef, ConfigType, Importance
-from connect.api.data import NULL_SCHEMA_AND_VALUE, Schema, SchemaAndValue, SchemaAndValues, SchemaType
+from connect.api.data import Schema, SchemaType
 from connect.api.errors import ConfigError, DataError
-from connect.api.records import Headers
 from connect.runtime.converters.schema_registry import wire
 from connect.runtime.converters.schema_registry.client import EXTRA_HINT
 from connect.runtime.converters.schema_registry.protobuf_names import ProtobufDataOptions
@@ -201,8 +200,9 @@ class ProtobufConverter(RegistryConverter):
         file = self._descriptors.build_file(proto, self._references.get(schema_text, {}))
         return _FileReader(None, _no_decode, file, version)
 
-    def _message_reader(self, topic: str, value: bytes) -> tuple[Reader, int]:
-        """The reader of the message a framed value names, and where its payload starts."""
+    def _framed_reader(self, topic: str, value: bytes) -> tuple[Reader, int]:
+        """The reader of the message a framed value names (its schema id and message indexes), and where its
+        payload starts."""
         schema_id = wire.schema_id_of(value, topic)
         indexes, start = decode_indexes(value, topic)
         key = (topic, bytes(value[1:start]))
@@ -238,42 +238,6 @@ class ProtobufConverter(RegistryConverter):
             return read(message)
 
         return decode
-
-    def to_connect_data(self, topic: str, value: bytes | None, headers: Headers = ()) -> SchemaAndValue:
-        if value is None:
-            return NULL_SCHEMA_AND_VALUE
-        reader, _ = self._message_reader(topic, value)
-        return SchemaAndValue(reader.schema, self._read(topic, reader, value))
-
-    def to_connect_data_batch(
-        self, topic: str, values: Sequence[bytes | None], headers: Sequence[Headers] | None = None
-    ) -> SchemaAndValues | None:
-        """The column decoded with one cached reader per schema id and message; None when the values are of
-        several schemas or some are null (the runtime then groups them)."""
-        if not values:
-            return SchemaAndValues(None, [])
-        nulls = sum(1 for v in values if v is None)
-        if nulls == len(values):
-            return SchemaAndValues(None, [None] * nulls)
-        if nulls:
-            return None
-        first = values[0]
-        assert first is not None
-        reader, start = self._message_reader(topic, first)
-        framing = first[1:start]
-        read = self._read
-        decoded = []
-        for value in values:
-            assert value is not None
-            # Index paths are prefix-free: equal bytes up to `start` mean the same id and the same message.
-            if value[1:start] != framing or value[0] != wire.MAGIC_BYTE:
-                other = self.to_connect_data(topic, value)
-                if other.schema != reader.schema:
-                    return None
-                decoded.append(other.value)
-            else:
-                decoded.append(read(topic, reader, value))
-        return SchemaAndValues(reader.schema, decoded)
 
 
 def _no_decode(value: bytes) -> Any:

@@ -241,9 +241,14 @@ class RegistryConverter(Converter, abc.ABC):
     def to_connect_data(self, topic: str, value: bytes | None, headers: Headers = ()) -> SchemaAndValue:
         if value is None:
             return NULL_SCHEMA_AND_VALUE
-        schema_id = wire.schema_id_of(value, topic)
-        reader = self._readers.get((topic, schema_id)) or self._new_reader(topic, schema_id)
+        reader, _ = self._framed_reader(topic, value)
         return SchemaAndValue(reader.schema, self._read(topic, reader, value))
+
+    def _framed_reader(self, topic: str, value: bytes) -> tuple[Reader, int]:
+        """The reader of the schema a framed value names, and where its framing ends: values whose bytes
+        before that point are equal have the same reader (framings are prefix-free)."""
+        schema_id = wire.schema_id_of(value, topic)
+        return self._readers.get((topic, schema_id)) or self._new_reader(topic, schema_id), wire.HEADER_SIZE
 
     def to_connect_data_batch(
         self, topic: str, values: Sequence[bytes | None], headers: Sequence[Headers] | None = None
@@ -259,14 +264,13 @@ class RegistryConverter(Converter, abc.ABC):
             return None
         first = values[0]
         assert first is not None
-        schema_id = wire.schema_id_of(first, topic)
-        reader = self._readers.get((topic, schema_id)) or self._new_reader(topic, schema_id)
-        id_bytes = first[1 : wire.HEADER_SIZE]
+        reader, end = self._framed_reader(topic, first)
+        framing = first[1:end]
         read = self._read
         decoded = []
         for value in values:
             assert value is not None
-            if value[1 : wire.HEADER_SIZE] != id_bytes or value[0] != wire.MAGIC_BYTE:
+            if value[1:end] != framing or value[0] != wire.MAGIC_BYTE:
                 other = self.to_connect_data(topic, value)
                 if other.schema != reader.schema:
                     return None
