@@ -10,7 +10,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 from confluent_kafka import Producer
 from confluent_kafka.schema_registry import SchemaRegistryClient
@@ -22,7 +21,14 @@ from connect.runtime.converters.schema_registry.avro import AvroConverter
 from tests.fixtures.schema_registry.plugin import start_registry
 from tests.fixtures.schema_registry.server import LocalRegistry
 from tests.fixtures.tcp_ports import free_port
-from tests.integration.test_standalone_support import all_running, line_count, running_worker, status_of, worker_props
+from tests.integration.test_standalone_support import (
+    all_running,
+    create_connector,
+    failed_trace,
+    line_count,
+    running_worker,
+    worker_props,
+)
 from tests.support.topic_reads import read_topic
 from tests.support.waiting import wait_until
 
@@ -36,17 +42,6 @@ def _avro_keys(url: str, **extra: str) -> dict[str, str]:
     return {"value.converter": AVRO, "value.converter.schema.registry.url": url, **extra}
 
 
-def _create(client: httpx.Client, name: str, config: dict[str, str]) -> None:
-    response = client.post("/connectors", json={"name": name, "config": config})
-    assert response.status_code == 201, response.text
-
-
-def _failed_trace(client: httpx.Client, name: str) -> str | None:
-    status = status_of(client, name)
-    tasks: list[dict[str, Any]] = status["tasks"] if status else []
-    return next((t.get("trace", "") for t in tasks if t["state"] == "FAILED"), None)
-
-
 def test_datagen_to_file_through_avro_keeps_every_record(
     kafka_bootstrap: str,
     topic_factory: Callable[..., str],
@@ -58,7 +53,7 @@ def test_datagen_to_file_through_avro_keeps_every_record(
     topic = topic_factory(partitions=1)
     sink_file = tmp_path / "orders.txt"
     with running_worker(worker_props(kafka_bootstrap, tmp_path / "connect.offsets")) as (_, client):
-        _create(
+        create_connector(
             client,
             "avro-source",
             {
@@ -69,7 +64,7 @@ def test_datagen_to_file_through_avro_keeps_every_record(
                 **_avro_keys(schema_registry.url),
             },
         )
-        _create(
+        create_connector(
             client,
             "avro-sink",
             {
@@ -116,7 +111,7 @@ def test_bad_values_go_to_the_dead_letter_queue_or_fail_the_task_with_the_reason
 
     tolerant_file, strict_file = tmp_path / "tolerant.txt", tmp_path / "strict.txt"
     with running_worker(worker_props(kafka_bootstrap, tmp_path / "connect.offsets")) as (_, client):
-        _create(
+        create_connector(
             client,
             "tolerant",
             {
@@ -129,7 +124,7 @@ def test_bad_values_go_to_the_dead_letter_queue_or_fail_the_task_with_the_reason
                 **_avro_keys(schema_registry.url),
             },
         )
-        _create(
+        create_connector(
             client,
             "strict",
             {
@@ -140,7 +135,7 @@ def test_bad_values_go_to_the_dead_letter_queue_or_fail_the_task_with_the_reason
             },
         )
         wait_until(lambda: line_count(tolerant_file) >= 4, 60, "the four good records in the tolerant sink's file")
-        trace = wait_until(lambda: _failed_trace(client, "strict"), 60, "the strict sink's task to fail")
+        trace = wait_until(lambda: failed_trace(client, "strict"), 60, "the strict sink's task to fail")
         assert "Unknown magic byte" in trace
         wait_until(lambda: len(read_topic(kafka_bootstrap, dlq, 1, "read_uncommitted")) >= 2, 60, "two DLQ records")
 
@@ -155,7 +150,7 @@ def test_a_source_whose_registry_is_down_fails_with_the_reason_after_its_retries
     topic = topic_factory(partitions=1)
     down = f"http://127.0.0.1:{free_port()}/apis/ccompat/v7"
     with running_worker(worker_props(kafka_bootstrap, tmp_path / "connect.offsets")) as (_, client):
-        _create(
+        create_connector(
             client,
             "no-registry",
             {
@@ -167,7 +162,7 @@ def test_a_source_whose_registry_is_down_fails_with_the_reason_after_its_retries
                 **_avro_keys(down, **{"value.converter.max.retries": "0"}),
             },
         )
-        trace = wait_until(lambda: _failed_trace(client, "no-registry"), 60, "the source task to fail")
+        trace = wait_until(lambda: failed_trace(client, "no-registry"), 60, "the source task to fail")
     assert "could not be reached" in trace and "RegistryUnavailableError" in trace
     assert read_topic(kafka_bootstrap, topic, 1, "read_uncommitted") == []
 
@@ -194,7 +189,7 @@ def test_a_sink_rides_out_a_registry_outage_within_errors_retry_timeout(
         sink_file = tmp_path / "ticks.txt"
         caplog.set_level(logging.DEBUG, logger="connect.runtime.error_handling")
         with running_worker(worker_props(kafka_bootstrap, tmp_path / "connect.offsets")) as (_, client):
-            _create(
+            create_connector(
                 client,
                 "patient",
                 {

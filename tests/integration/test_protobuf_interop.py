@@ -12,7 +12,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 from confluent_kafka import Producer
 from confluent_kafka.schema_registry import SchemaRegistryClient
@@ -25,7 +24,14 @@ from connect.runtime.converters.schema_registry import protobuf_descriptors
 from connect.runtime.converters.schema_registry.protobuf import ProtobufConverter
 from tests.fixtures.schema_registry.server import LocalRegistry
 from tests.fixtures.tcp_ports import free_port
-from tests.integration.test_standalone_support import line_count, running_worker, status_of, worker_props
+from tests.integration.test_standalone_support import (
+    create_connector,
+    failed_trace,
+    line_count,
+    running_worker,
+    status_of,
+    worker_props,
+)
 from tests.support.protobuf_messages import person, person_classes
 from tests.support.topic_reads import read_topic
 from tests.support.waiting import wait_until
@@ -118,17 +124,6 @@ def test_an_unknown_schema_id_is_a_data_error_naming_the_id(registry_converter: 
         )
 
 
-def _create(client: httpx.Client, name: str, config: dict[str, str]) -> None:
-    response = client.post("/connectors", json={"name": name, "config": config})
-    assert response.status_code == 201, response.text
-
-
-def _failed_trace(client: httpx.Client, name: str) -> str | None:
-    status = status_of(client, name)
-    tasks: list[dict[str, Any]] = status["tasks"] if status else []
-    return next((t.get("trace", "") for t in tasks if t["state"] == "FAILED"), None)
-
-
 def test_datagen_through_protobuf_to_file_keeps_every_record_bad_values_go_to_the_dlq_a_registry_down_fails(
     kafka_bootstrap: str,
     topic_factory: Callable[..., str],
@@ -150,7 +145,7 @@ def test_datagen_through_protobuf_to_file_keeps_every_record_bad_values_go_to_th
 
     sink_file, tolerant_file = tmp_path / "orders.txt", tmp_path / "tolerant.txt"
     with running_worker(worker_props(kafka_bootstrap, tmp_path / "connect.offsets")) as (_, client):
-        _create(
+        create_connector(
             client,
             "pb-source",
             {
@@ -161,10 +156,10 @@ def test_datagen_through_protobuf_to_file_keeps_every_record_bad_values_go_to_th
                 **keys,
             },
         )
-        _create(
+        create_connector(
             client, "pb-sink", {"connector.class": "FileStreamSink", "file": str(sink_file), "topics": topic, **keys}
         )
-        _create(
+        create_connector(
             client,
             "pb-tolerant",
             {
@@ -178,7 +173,7 @@ def test_datagen_through_protobuf_to_file_keeps_every_record_bad_values_go_to_th
             },
         )
         # A source whose registry is down: retried for errors.retry.timeout, then FAILED with the reason.
-        _create(
+        create_connector(
             client,
             "pb-no-registry",
             {
@@ -197,7 +192,7 @@ def test_datagen_through_protobuf_to_file_keeps_every_record_bad_values_go_to_th
         wait_until(lambda: len(read_topic(kafka_bootstrap, dlq, 1, "read_uncommitted")) >= 2, 60, "two DLQ records")
         status = status_of(client, "pb-sink")
         assert status is not None and [t["state"] for t in status["tasks"]] == ["RUNNING"]
-        trace = wait_until(lambda: _failed_trace(client, "pb-no-registry"), 60, "the registry-less source to fail")
+        trace = wait_until(lambda: failed_trace(client, "pb-no-registry"), 60, "the registry-less source to fail")
         assert "could not be reached" in trace and "RegistryUnavailableError" in trace
 
     raw = read_topic(kafka_bootstrap, topic, 1, "read_uncommitted")

@@ -67,6 +67,19 @@ def status_of(client: httpx.Client, connector: str) -> dict[str, Any] | None:
     return response.json() if response.status_code == 200 else None
 
 
+def create_connector(client: httpx.Client, name: str, config: dict[str, str]) -> None:
+    """POST /connectors; the worker must answer 201."""
+    response = client.post("/connectors", json={"name": name, "config": config})
+    assert response.status_code == 201, response.text
+
+
+def failed_trace(client: httpx.Client, connector: str) -> str | None:
+    """The trace of the connector's first FAILED task, or None while no task has failed."""
+    status = status_of(client, connector)
+    tasks: list[dict[str, Any]] = status["tasks"] if status else []
+    return next((t.get("trace", "") for t in tasks if t["state"] == "FAILED"), None)
+
+
 def all_running(client: httpx.Client, connector: str, tasks: int) -> bool:
     status = status_of(client, connector)
     return (

@@ -81,25 +81,6 @@ def test_the_schema_read_back_is_the_schema_written_with_the_registry_version():
     assert decoded.schema == dataclasses.replace(ORDER, version=1)
 
 
-def test_a_batch_of_one_schema_decodes_to_one_schema_and_its_values():
-    avro = converter()
-    values = avro.from_connect_data_batch("orders", ORDER, [order(n) for n in range(5)])
-    batch = avro.to_connect_data_batch("orders", values)
-    assert batch is not None
-    assert [v.get("id") for v in batch.values] == [0, 1, 2, 3, 4]
-    assert batch.schema == avro.to_connect_data("orders", values[0]).schema
-
-
-def test_a_batch_of_two_schemas_is_left_to_the_runtime_to_group():
-    avro = converter()
-    other = Schema.struct([("id", INT64_SCHEMA)], name="shop.Other")
-    first = avro.from_connect_data("orders", ORDER, order(1))
-    second = avro.from_connect_data("orders", other, Struct(other, {"id": 1}))
-    assert avro.to_connect_data_batch("orders", [first, second]) is None
-    assert avro.to_connect_data_batch("orders", [first, None]) is None
-    assert avro.to_connect_data_batch("orders", [None, None]) == (None, [None, None])
-
-
 def test_nulls_are_tombstones_both_ways():
     avro = converter()
     assert avro.from_connect_data("orders", None, None) is None

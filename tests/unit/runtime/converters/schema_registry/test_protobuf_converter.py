@@ -134,25 +134,6 @@ def test_what_was_read_writes_back_to_the_same_message():
     assert plain(protobuf.to_connect_data("orders-copy", again).value) == plain(first.value)
 
 
-def test_a_batch_of_one_schema_decodes_to_one_schema_and_its_values():
-    protobuf = converter()
-    values = protobuf.from_connect_data_batch("orders", ORDER, [order(n) for n in range(5)])
-    batch = protobuf.to_connect_data_batch("orders", values)
-    assert batch is not None
-    assert [v.get("id") for v in batch.values] == [0, 1, 2, 3, 4]
-    assert batch.schema == protobuf.to_connect_data("orders", values[0]).schema
-
-
-def test_a_batch_of_two_schemas_is_left_to_the_runtime_to_group():
-    protobuf = converter()
-    other = Schema.struct([("id", INT64_SCHEMA)], name="shop.Other")
-    first = protobuf.from_connect_data("orders", ORDER, order(1))
-    second = protobuf.from_connect_data("orders", other, Struct(other, {"id": 1}))
-    assert protobuf.to_connect_data_batch("orders", [first, second]) is None
-    assert protobuf.to_connect_data_batch("orders", [first, None]) is None
-    assert protobuf.to_connect_data_batch("orders", [None, None]) == (None, [None, None])
-
-
 def test_values_of_confluents_serializer_read_back_and_ours_read_with_its_deserializer():
     meta_class, person_class = person_classes()
     protobuf = converter()
