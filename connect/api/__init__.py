@@ -47,7 +47,7 @@ from connect.api.context import (
     TransactionContext,
 )
 from connect.api.converter import Converter, HeaderConverter
-from connect.api.data import Field, Schema, SchemaAndValue, SchemaAndValues, SchemaType, Struct
+from connect.api.data import Field, Schema, SchemaAndValue, SchemaAndValues, SchemaType, Struct, StructColumns
 from connect.api.errors import (
     AlreadyExistsError,
     ConfigError,
@@ -125,6 +125,7 @@ __all__ = [
     "SourceTask",
     "SourceTaskContext",
     "Struct",
+    "StructColumns",
     "Task",
     "TimestampType",
     "TopicPartition",

@@ -20,7 +20,7 @@ import abc
 from collections.abc import Iterator, Sequence
 from typing import Any, TypeVar, overload
 
-from connect.api.data import Schema
+from connect.api.data import Schema, StructColumns
 from connect.api.records import Headers, SinkRecord, SourceOffset, SourcePartition, SourceRecord, TopicPartition
 
 _R = TypeVar("_R", SinkRecord, SourceRecord)
@@ -77,6 +77,10 @@ class SinkRecordBatch(_RecordColumns[SinkRecord]):
     """The key schema every record of the batch would carry."""
     value_schema: Schema | None
     """The value schema every record of the batch would carry."""
+    value_columns: StructColumns | None = None
+    """The values as one list per field, when the task takes them (`SinkTask.takes_value_columns`) and the
+    value converter decoded the batch that way (`Converter.to_connect_columns_batch`); None otherwise.
+    When set, `values` (the same values as Structs) is built only if read."""
 
     def __init__(
         self,

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from connect.api.config import ConfigDef
-from connect.api.data import Schema, SchemaAndValue, SchemaAndValues
+from connect.api.data import Schema, SchemaAndValue, SchemaAndValues, StructColumns
 from connect.api.records import Headers
 
 
@@ -73,6 +73,16 @@ class Converter(abc.ABC):
         if any(c.schema is not schema and c.schema != schema for c in converted):
             return None
         return SchemaAndValues(schema, [c.value for c in converted])
+
+    def to_connect_columns_batch(
+        self, topic: str, values: Sequence[bytes | None], headers: Sequence[Headers] | None = None
+    ) -> StructColumns | None:
+        """`to_connect_data_batch` for a column whose values are all structs of one schema, given as one list
+        per field instead of one Struct per value (for a sink task that takes `value_columns`). None when
+        this converter has no columnar form for the column (the default; values that are not structs, a
+        null, values of several schemas): the runtime then calls `to_connect_data_batch`. Raises as that
+        would, and the runtime then converts the records one by one under the error policy."""
+        return None
 
     def config(self) -> ConfigDef:
         return ConfigDef()

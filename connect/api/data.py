@@ -9,7 +9,7 @@ round-trips with Java workers.
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -240,6 +240,51 @@ class SchemaAndValues(NamedTuple):
     values: list[Any]
 
 
+class StructColumns:
+    """Struct values of one STRUCT schema as one list per field: what a converter's
+    `to_connect_columns_batch` returns, and what a sink batch's `value_columns` holds.
+
+    A sink that writes columns (Parquet, a database's bulk insert) reads a field's values as one list
+    instead of one Struct per record, and a converter that decodes field by field (Avro) never builds
+    those Structs. `columns[name][i]` is what `structs[i].get(name)` would give: the field's schema
+    default stands in for a null. Nested values take their Connect form (a Struct for a nested struct,
+    a dict for a map, a list for an array), as in a Struct. Do not change the lists.
+    """
+
+    __slots__ = ("columns", "schema")
+
+    def __init__(self, schema: Schema, columns: Mapping[str, Sequence[Any]]) -> None:
+        if schema.type is not SchemaType.STRUCT:
+            raise DataError(f"StructColumns need a STRUCT schema, got {schema.type.name}")
+        names = [f.name for f in schema.fields]
+        if not names:
+            raise DataError("StructColumns need a struct schema with fields: without any, they cannot count values")
+        if list(columns) != names:
+            raise DataError(f"StructColumns need one column per field, in schema order: {names}, got {list(columns)}")
+        lengths = {len(column) for column in columns.values()}
+        if len(lengths) > 1:
+            raise DataError(f"StructColumns' columns differ in length: {sorted(lengths)}")
+        self.schema = schema
+        self.columns = columns
+
+    def __len__(self) -> int:
+        return len(next(iter(self.columns.values())))
+
+    def struct(self, index: int) -> Struct:
+        """The value at `index` as a Struct, built now."""
+        return Struct.unchecked(self.schema, {name: column[index] for name, column in self.columns.items()})
+
+    def structs(self) -> list[Struct]:
+        """Every value as a Struct, in order (what a sink reading `values` gets)."""
+        names = list(self.columns)
+        unchecked, schema = Struct.unchecked, self.schema
+        rows = zip(*self.columns.values(), strict=True)
+        return [unchecked(schema, dict(zip(names, row, strict=True))) for row in rows]
+
+    def __repr__(self) -> str:
+        return f"StructColumns({len(self)} values, fields {list(self.columns)})"
+
+
 __all__ = [
     "BOOLEAN_SCHEMA",
     "BYTES_SCHEMA",
@@ -274,4 +319,5 @@ __all__ = [
     "SchemaAndValues",
     "SchemaType",
     "Struct",
+    "StructColumns",
 ]

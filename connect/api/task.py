@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import abc
 from collections.abc import Collection, Mapping, Sequence
+from typing import ClassVar
 
 from connect.api.batch import SinkRecordBatch, SourceRecordBatch
 from connect.api.context import RecordMetadata, SinkTaskContext, SourceTaskContext
@@ -84,13 +85,20 @@ class SinkTask(Task):
     def put(self, records: Sequence[SinkRecord]) -> None:
         """Write (or buffer) a batch. Records of one partition arrive in offset order."""
 
+    takes_value_columns: ClassVar[bool] = False
+    """True: the batches `put_batches` gets carry `value_columns` (struct values as one list per field)
+    wherever the value converter can decode a batch that way (`Converter.to_connect_columns_batch`:
+    AvroConverter does), so no Struct is built per record unless the task reads `values`."""
+
     def put_batches(self, batches: Sequence[SinkRecordBatch]) -> None:
         """Like `put`, with the records column by column: each batch holds consecutive records of one
         topic partition, and a partition's batches arrive in offset order (one call may hold several
         batches of one partition). The runtime calls it instead of `put` only for a task that overrides
-        it, and only while the connector has no transforms and ByteArrayConverter keys and values
-        (the batch's columns are then the consumed bytes as they are); `put` must work too.
-        An empty list means nothing came, as `put([])` does. The default hands the records to `put`."""
+        it, and only while the connector has no transforms; `put` must work too. Each column is converted
+        in one converter call (ByteArrayConverter's are the consumed bytes as they are); a batch that
+        cannot be converted whole comes as batches of records converted one by one under the error
+        policy. An empty list means nothing came, as `put([])` does. The default hands the records to
+        `put`."""
         self.put([record for batch in batches for record in batch])
 
     def flush(self, offsets: Mapping[TopicPartition, int]) -> None:

@@ -220,11 +220,17 @@ class RecordPipeline(Generic[R]):
         return records, offsets
 
     def to_sink_batches(
-        self, messages: Sequence[KafkaMessage], topics_seen: set[str], on_new_topic: Callable[[str], None]
+        self,
+        messages: Sequence[KafkaMessage],
+        topics_seen: set[str],
+        on_new_topic: Callable[[str], None],
+        *,
+        value_columns: bool = False,
     ) -> tuple[list[SinkRecordBatch], dict[TopicPartition, int]]:
         """Batches for `put_batches` (no transforms: the caller checks) and the next offset per partition.
 
-        A partition's run of messages becomes one batch with its columns converted whole; if that fails
+        A partition's run of messages becomes one batch with its columns converted whole (values as
+        `StructColumns` where the converter can, with `value_columns`); if that fails
         (a value raises, or values differ in schema) its records are converted one by one under the error
         policy, as `to_sink_records` does, and handed on as batches of records."""
         raw_key_schema = self.raw_key_schema
@@ -239,7 +245,7 @@ class RecordPipeline(Generic[R]):
                 on_new_topic(tp.topic)
             offsets[tp] = batch.messages[-1].offset() + 1  # type: ignore[operator]
             try:
-                whole = batch.convert(key_converter, value_converter)
+                whole = batch.convert(key_converter, value_converter, value_columns=value_columns)
             except Exception:
                 whole = False
             if whole:

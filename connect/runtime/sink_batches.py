@@ -66,6 +66,9 @@ class MessageBatch(SinkRecordBatch):
 
     @cached_property
     def values(self) -> Sequence[Any]:  # type: ignore[override]
+        columns = self.value_columns
+        if columns is not None:
+            return columns.structs()
         return [m.value() for m in self.messages]
 
     def __len__(self) -> int:
@@ -99,7 +102,7 @@ class MessageBatch(SinkRecordBatch):
             self.key_schema,
             message.key() if keys is None else keys[index],
             self.value_schema,
-            message.value() if values is None else values[index],
+            self._value_at(message, index) if values is None else values[index],
             offset,
             timestamp if kind else None,
             TIMESTAMP_TYPES[kind],
@@ -109,21 +112,37 @@ class MessageBatch(SinkRecordBatch):
             offset,
         )
 
-    def convert(self, key_converter: Converter | None, value_converter: Converter | None) -> bool:
+    def _value_at(self, message: KafkaMessage, index: int) -> Any:
+        columns = self.value_columns
+        return message.value() if columns is None else columns.struct(index)
+
+    def convert(
+        self, key_converter: Converter | None, value_converter: Converter | None, *, value_columns: bool = False
+    ) -> bool:
         """Converts the key and value columns in place, each in one call (a None converter: that column
-        stays bytes). False, and the batch unchanged, when a column's values do not share one schema;
-        raises as the converter does."""
+        stays bytes); with `value_columns`, values as `StructColumns` where the value converter can.
+        False, and the batch unchanged, when a column's values do not share one schema; raises as the
+        converter does."""
         topic = self.topic_partition.topic
         headers = self.headers
         keys = None if key_converter is None else key_converter.to_connect_data_batch(topic, self.keys, headers)
         if keys is None and key_converter is not None:
             return False
-        values = None if value_converter is None else value_converter.to_connect_data_batch(topic, self.values, headers)
-        if values is None and value_converter is not None:
-            return False
+        columns = values = None
+        if value_converter is not None:
+            raw_values = self.values
+            if value_columns:
+                columns = value_converter.to_connect_columns_batch(topic, raw_values, headers)
+            if columns is None:
+                values = value_converter.to_connect_data_batch(topic, raw_values, headers)
+                if values is None:
+                    return False
         if keys is not None:
             self.key_schema, self.keys = keys.schema, keys.values
-        if values is not None:
+        if columns is not None:
+            self.value_schema, self.value_columns = columns.schema, columns
+            del self.values  # the raw bytes' cached column: from here on `values` are the columns' Structs
+        elif values is not None:
             self.value_schema, self.values = values.schema, values.values
         return True
 

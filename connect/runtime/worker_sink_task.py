@@ -19,9 +19,11 @@ beyond what was consumed). If `pre_commit` raises, the consumer rewinds to the l
 Failed records reported to the dead letter queue are flushed before every commit.
 
 Conversion and transforms are the task's `RecordPipeline`'s. Columnar delivery: a task that overrides
-`put_batches` gets, while the connector has no transforms and ByteArrayConverter keys and values, one
-`SinkRecordBatch` per run of consecutive messages of a partition instead of SinkRecords
-(`sink_batches`): no converter, transform or record object stands between the consumed bytes and the task.
+`put_batches` gets, while the connector has no transforms, one `SinkRecordBatch` per run of consecutive
+messages of a partition instead of SinkRecords (`sink_batches`), each column converted in one converter
+call (with ByteArrayConverter, the consumed bytes as they are; for a task that `takes_value_columns`,
+struct values as one list per field where the converter decodes them so): no transform or record
+object stands between the consumed bytes and the task.
 
 Pause (target state PAUSED/STOPPED): the consumer pauses every partition but keeps polling, so the
 task keeps its group membership.
@@ -121,6 +123,7 @@ class WorkerSinkTask(WorkerTask):
         self.last_committed: dict[TopicPartition, int] = {}
         # Columnar delivery: the task takes batches, and nothing converts or transforms the bytes.
         self.batched = type(task).put_batches is not SinkTask.put_batches and pipeline.transformer is None
+        self.value_columns = self.batched and type(task).takes_value_columns
         self._retry_batch: Delivery | None = None
         self._retry_offsets: dict[TopicPartition, int] = {}
         self._retry_at = 0.0
@@ -281,7 +284,9 @@ class WorkerSinkTask(WorkerTask):
     def _batches(self, messages: Sequence[KafkaMessage]) -> tuple[list[SinkRecordBatch], dict[TopicPartition, int]]:
         self._batch_messages = messages
         self._messages_by_position = None
-        return self.pipeline.to_sink_batches(messages, self._topics_seen, self._topic_used)
+        return self.pipeline.to_sink_batches(
+            messages, self._topics_seen, self._topic_used, value_columns=self.value_columns
+        )
 
     def _convert(self, messages: Sequence[KafkaMessage]) -> tuple[list[SinkRecord], dict[TopicPartition, int]]:
         """SinkRecords (after transforms) and the next offset per partition, skipped records included."""

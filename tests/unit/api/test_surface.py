@@ -15,7 +15,7 @@ PUBLIC_NAMES = {
     "RetriableError", "Schema", "SchemaAndValue", "SchemaAndValues", "SchemaType", "SinkConnector", "SinkRecord",
     "SinkRecordBatch", "SinkTask", "SinkTaskContext",
     "SourceConnector", "SourceConnectorContext", "SourceOffset", "SourcePartition", "SourceRecord", "SourceRecordBatch",
-    "SourceTask", "SourceTaskContext", "Struct", "Task", "TimestampType", "TopicPartition",
+    "SourceTask", "SourceTaskContext", "Struct", "StructColumns", "Task", "TimestampType", "TopicPartition",
     "TransactionContext", "Transformation", "ValidList", "ValidString", "Validator", "Width", "composite",
     "invalid_value", "non_empty_string", "non_empty_string_without_control_chars", "non_null", "single_topic",
 }  # fmt: skip

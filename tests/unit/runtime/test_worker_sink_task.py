@@ -11,10 +11,11 @@ from typing import Any
 
 from connect.api import RetriableError, SinkRecord, SinkRecordBatch, SinkTask, TopicPartition
 from connect.api.converter import Converter
-from connect.api.data import OPTIONAL_BYTES_SCHEMA, OPTIONAL_STRING_SCHEMA, SchemaAndValue
+from connect.api.data import INT64_SCHEMA, OPTIONAL_BYTES_SCHEMA, OPTIONAL_STRING_SCHEMA, Schema, SchemaAndValue, Struct
 from connect.api.records import Headers
 from connect.runtime.connector_config import ErrorHandlingSettings, ErrorTolerance
 from connect.runtime.converters import ByteArrayConverter, StringConverter
+from connect.runtime.converters.schema_registry.avro import AvroConverter
 from connect.runtime.error_handling import DeadLetterQueueReporter, LogReporter
 from connect.runtime.kafka_clients import KafkaMessage
 from connect.runtime.states import ConnectorTaskId, State, TargetState
@@ -546,6 +547,40 @@ def test_converted_columns_reach_put_batches_and_transforms_mean_records_through
     assert list(batch.values) == ["a0"] and batch.value_schema == OPTIONAL_STRING_SCHEMA
     assert transformed.task.batches == []  # type: ignore[attr-defined]
     assert converting.task.received[0].value == "a0" and transformed.task.received[0].value == b"a0"
+
+
+class ColumnsRecordingSinkTask(BatchRecordingSinkTask):
+    takes_value_columns = True
+
+
+class MockRegistryAvroConverter(AvroConverter):
+    """An AvroConverter on confluent-kafka's in-memory registry, whatever it is configured with."""
+
+    def configure(self, configs: Mapping[str, Any], is_key: bool) -> None:
+        super().configure({"schema.registry.url": "mock://sink-columns", **configs}, is_key)
+
+
+def test_a_task_that_takes_value_columns_gets_avro_records_field_by_field_and_others_get_structs() -> None:
+    order_schema = Schema.struct([("id", INT64_SCHEMA), ("name", OPTIONAL_STRING_SCHEMA)], name="shop.Order")
+    received: dict[str, list[SinkRecordBatch]] = {}
+    for name, task in (("columns", ColumnsRecordingSinkTask()), ("structs", BatchRecordingSinkTask())):
+        avro = MockRegistryAvroConverter()
+        h = Harness(converters=(ByteArrayConverter(), avro), task=task)  # configures the converter
+        for n in (1, 2):
+            h.consumer.append(
+                "in", 0, avro.from_connect_data("in", order_schema, Struct(order_schema, {"id": n, "name": f"n{n}"}))
+            )
+        h.start()
+        wait_until(lambda h=h: len(h.task.received) == 2, what="both records")  # type: ignore[misc]
+        h.stop()
+        received[name] = task.batches
+        assert [r.value.get("name") for r in task.received] == ["n1", "n2"]
+        assert all(r.value_schema == r.value.schema == h.task.received[0].value_schema for r in task.received)
+        assert task.received[0].value.schema.name == "shop.Order"
+    [columnar] = received["columns"]
+    assert columnar.value_columns is not None and columnar.value_columns.columns == {"id": [1, 2], "name": ["n1", "n2"]}
+    assert list(columnar.values) == list(received["structs"][0].values)
+    assert received["structs"][0].value_columns is None
 
 
 def test_a_retriable_error_from_put_batches_redelivers_the_batches_minus_a_rewound_partition() -> None:

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from connect.api.data import Schema
+from connect.api.data import Schema, StructColumns
 from connect.runtime.converters.schema_registry import wire
 from connect.runtime.converters.schema_registry.avro_anything import (
     ANYTHING_SCHEMA,
@@ -85,7 +85,19 @@ class AvroConverter(RegistryConverter):
             datum = read(buffer, parsed, None, names, names)
             return datum if convert is None else convert(datum)
 
-        return Reader(plan.schema, decode)
+        to_columns = plan.to_columns
+        if to_columns is None:
+            return Reader(plan.schema, decode)
+
+        def read_columns(values: Sequence[bytes]) -> StructColumns:
+            records = []
+            for value in values:
+                buffer = io.BytesIO(value)
+                buffer.seek(header)
+                records.append(read(buffer, parsed, None, names, names))
+            return to_columns(records)
+
+        return Reader(plan.schema, decode, read_columns)
 
     def _schemaless_reader(self, avro: Any) -> Reader:
         """Values written without a Connect schema (Confluent's Anything record): schema None."""

@@ -7,11 +7,11 @@ per schema id; the functions run on the task's thread.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from connect.api.data import Schema, Struct
+from connect.api.data import Schema, Struct, StructColumns
 from connect.api.errors import DataError
 from connect.runtime.converters.schema_registry import avro_names as n
 
@@ -54,6 +54,32 @@ def struct_of(schema: Schema, converts: list[tuple[str, Convert]]) -> Convert:
         return unchecked(schema, values)
 
     return convert
+
+
+ToColumns = Callable[[Sequence[dict[str, Any]]], StructColumns]
+"""fastavro's decoded records of one record schema -> their Connect values as one list per field."""
+
+
+def columns_of(schema: Schema, converts: list[tuple[str, Convert]]) -> ToColumns | None:
+    """A record schema's decoded records as columns, each field converted once per column (what
+    `struct_of` does per record); None for a record without fields, which columns cannot count."""
+    if not schema.fields:
+        return None
+    by_name = dict(converts)
+    plan = [(f.name, by_name.get(f.name), f.schema.default) for f in schema.fields]
+
+    def columns(records: Sequence[dict[str, Any]]) -> StructColumns:
+        result: dict[str, list[Any]] = {}
+        for name, convert, default in plan:
+            column = [record[name] for record in records]
+            if convert is not None:
+                column = [None if value is None else convert(value) for value in column]
+            if default is not None:  # as Struct.get gives a null field
+                column = [default if value is None else value for value in column]
+            result[name] = column
+        return StructColumns(schema, result)
+
+    return columns
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,8 @@ from connect.runtime.converters.schema_registry import avro_names as n
 from connect.runtime.converters.schema_registry.avro_read_values import (
     Branch,
     Convert,
+    ToColumns,
+    columns_of,
     each,
     each_value,
     entries,
@@ -56,6 +58,8 @@ class AvroReadPlan:
     convert: Convert | None
     reader_view: Any
     record_names_in_unions: bool
+    to_columns: ToColumns | None = None
+    """For a record schema, its decoded records as columns (`to_connect_columns_batch`)."""
 
 
 def read_plan(avro: Any, options: n.AvroDataOptions, version: int | None = None) -> AvroReadPlan:
@@ -63,7 +67,9 @@ def read_plan(avro: Any, options: n.AvroDataOptions, version: int | None = None)
     schema, the Connect schema's version unless the schema carries `connect.version`."""
     converter = _ToConnect(options)
     schema, convert = converter.convert(avro, None, version=version)
-    return AvroReadPlan(schema, convert, reader_view(avro), converter.record_names_in_unions)
+    top = converter.top_record
+    to_columns = None if top is None else columns_of(*top)
+    return AvroReadPlan(schema, convert, reader_view(avro), converter.record_names_in_unions, to_columns)
 
 
 def reader_view(avro: Any) -> Any:
@@ -103,6 +109,11 @@ class _ToConnect:
         self.named: dict[str, tuple[dict[str, Any], str | None]] = {}  # full name -> (definition, namespace)
         self.converting: set[str] = set()
         self.record_names_in_unions = False
+        self.record_converts: dict[int, list[tuple[str, Convert]]] = {}
+        """Each record's field conversions while it is being converted, by id of its Avro definition."""
+        self.top_record: tuple[Schema, list[tuple[str, Convert]]] | None = None
+        """The schema being read, when it is a record: its Connect schema and field conversions."""
+        self._depth = 0
 
     # ------------------------------------------------------------------------------------------ names
 
@@ -160,12 +171,21 @@ class _ToConnect:
                 namespace = inner
         if reference is not None:
             self.converting.add(reference)
+        self._depth += 1
         try:
             schema, convert = self._typed(avro, kind, namespace, reference)
         finally:
+            self._depth -= 1
             if reference is not None:
                 self.converting.discard(reference)
-        return self._finish(avro, kind, reference, schema, convert, force_optional, field_default, version)
+        schema, convert = self._finish(avro, kind, reference, schema, convert, force_optional, field_default, version)
+        if kind == "record":
+            # Bound to the finished schema (name, version, parameters), which the Structs must carry.
+            converts = self.record_converts.pop(id(avro))
+            convert = struct_of(schema, converts)
+            if self._depth == 0:
+                self.top_record = (schema, converts)
+        return schema, convert
 
     def _typed(
         self, avro: dict[str, Any], kind: str, namespace: str | None, full_name: str | None
@@ -249,8 +269,8 @@ class _ToConnect:
             fields.append(Field(name, index, schema))
             if convert is not None:
                 converts.append((name, convert))
-        schema = Schema(SchemaType.STRUCT, parameters=params or None, fields=tuple(fields))
-        return schema, struct_of(schema, converts)
+        self.record_converts[id(avro)] = converts
+        return Schema(SchemaType.STRUCT, parameters=params or None, fields=tuple(fields)), None
 
     def _enum(self, avro: dict[str, Any], full_name: str) -> Schema:
         params: dict[str, str] = {}

@@ -198,7 +198,7 @@ class ProtobufConverter(RegistryConverter):
     def _reader(self, schema_text: str, version: int | None) -> Reader:
         proto = self._descriptors.file_proto_of(schema_text)
         file = self._descriptors.build_file(proto, self._references.get(schema_text, {}))
-        return _FileReader(None, _no_decode, file, version)
+        return _FileReader(None, _no_decode, file=file, version=version)
 
     def _framed_reader(self, topic: str, value: bytes) -> tuple[Reader, int]:
         """The reader of the message a framed value names (its schema id and message indexes), and where its

@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 
 from connect.api.config import ConfigDef
 from connect.api.converter import Converter
-from connect.api.data import NULL_SCHEMA_AND_VALUE, Schema, SchemaAndValue, SchemaAndValues
+from connect.api.data import NULL_SCHEMA_AND_VALUE, Schema, SchemaAndValue, SchemaAndValues, StructColumns
 from connect.api.errors import DataError, RetriableError
 from connect.api.records import Headers
 from connect.runtime.converters.schema_registry import wire
@@ -45,10 +45,16 @@ class Writer:
     encode: Encode
 
 
+ReadColumns = Callable[[Sequence[bytes]], StructColumns]
+"""Whole framed values of one struct schema (headers included) -> their Connect values as columns."""
+
+
 @dataclass(frozen=True)
 class Reader:
     schema: Schema | None
     decode: Decode
+    read_columns: ReadColumns | None = None
+    """Set where the format decodes a struct schema's values field by field (`to_connect_columns_batch`)."""
 
 
 def bounded_put(cache: dict[Any, Any], key: Any, value: Any, size: int) -> None:
@@ -279,8 +285,37 @@ class RegistryConverter(Converter, abc.ABC):
                 decoded.append(read(topic, reader, value))
         return SchemaAndValues(reader.schema, decoded)
 
+    def to_connect_columns_batch(
+        self, topic: str, values: Sequence[bytes | None], headers: Sequence[Headers] | None = None
+    ) -> StructColumns | None:
+        """The column decoded field by field with the cached reader of its one schema id, where the format
+        can (Avro records); None when it cannot, or when values are null or of several schema ids."""
+        if not values or any(value is None for value in values):
+            return None
+        first = values[0]
+        assert first is not None
+        reader, end = self._framed_reader(topic, first)
+        read_columns = reader.read_columns
+        if read_columns is None:
+            return None
+        framing = first[1:end]
+        if any(value[1:end] != framing or value[0] != wire.MAGIC_BYTE for value in values):  # type: ignore[index]
+            return None
+        try:
+            return read_columns(values)  # type: ignore[arg-type]
+        except DataError as exc:
+            raise DataError(f"{self._read_failure(topic)}: {exc}") from None
+        except CODEC_ERRORS as exc:
+            raise self._invalid_payload(topic, exc) from exc
+
     def _read_failure(self, topic: str) -> str:
         return f"Failed to deserialize data for topic {topic} to {self.format_name}"
+
+    def _invalid_payload(self, topic: str, exc: Exception) -> DataError:
+        return DataError(
+            f"{self._read_failure(topic)}: the payload is not a valid value of the schema it names "
+            f"({type(exc).__name__}: {exc})"
+        )
 
     def _read(self, topic: str, reader: Reader, value: bytes) -> Any:
         try:
@@ -288,10 +323,7 @@ class RegistryConverter(Converter, abc.ABC):
         except DataError as exc:
             raise DataError(f"{self._read_failure(topic)}: {exc}") from None
         except CODEC_ERRORS as exc:
-            raise DataError(
-                f"{self._read_failure(topic)}: the payload is not a valid value of the schema it names "
-                f"({type(exc).__name__}: {exc})"
-            ) from exc
+            raise self._invalid_payload(topic, exc) from exc
 
     def _new_reader(self, topic: str, schema_id: int) -> Reader:
         settings = self.settings

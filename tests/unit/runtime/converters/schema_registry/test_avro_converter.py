@@ -79,6 +79,35 @@ def test_the_schema_read_back_is_the_schema_written_with_the_registry_version():
     avro = converter()
     decoded = avro.to_connect_data("orders", avro.from_connect_data("orders", ORDER, order(1)))
     assert decoded.schema == dataclasses.replace(ORDER, version=1)
+    # The Struct carries that schema too (name and version), so a JSON or Avro converter downstream keeps them.
+    assert decoded.value.schema == decoded.schema
+
+
+def test_a_batch_decodes_to_columns_holding_what_the_structs_would():
+    avro = converter()
+    values = avro.from_connect_data_batch("orders", ORDER, [order(n) for n in range(4)])
+    structs = avro.to_connect_data_batch("orders", values)
+    columns = avro.to_connect_columns_batch("orders", values)
+    assert structs is not None and columns is not None
+    assert columns.schema == structs.schema and len(columns) == 4
+    for f in ORDER.fields:
+        assert list(columns.columns[f.name]) == [s.get(f.name) for s in structs.values], f.name
+    assert columns.columns["level"] == [1, 1, 1, 1]  # a null field reads as its default, as Struct.get gives
+    assert columns.structs() == structs.values and columns.struct(2) == structs.values[2]
+
+
+def test_columns_only_for_non_null_records_of_one_schema_id_and_a_bad_payload_is_a_data_error():
+    avro = converter()
+    first = avro.from_connect_data("orders", ORDER, order(1))
+    other = Schema.struct([("id", INT64_SCHEMA)], name="shop.Other")
+    second = avro.from_connect_data("orders", other, Struct(other, {"id": 1}))
+    assert first is not None and second is not None
+    assert avro.to_connect_columns_batch("orders", [first, second]) is None
+    assert avro.to_connect_columns_batch("orders", [first, None]) is None
+    assert avro.to_connect_columns_batch("keys", [avro.from_connect_data("keys", STRING_SCHEMA, "k")]) is None
+    assert avro.to_connect_columns_batch("orders", []) is None
+    with pytest.raises(DataError, match="Failed to deserialize data for topic orders"):
+        avro.to_connect_columns_batch("orders", [first, first[:8]])
 
 
 def test_nulls_are_tombstones_both_ways():
