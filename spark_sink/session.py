@@ -29,7 +29,9 @@ DEFAULT_OPTIONS = {
     "spark.sql.session.timeZone": "UTC",
     "spark.sql.parquet.outputTimestampType": "TIMESTAMP_MICROS",
     "spark.sql.sources.partitionOverwriteMode": "static",
-    "spark.hadoop.parquet.enable.summary-metadata": "false",
+    # No _metadata / _common_metadata summary files (the key replacing the deprecated
+    # parquet.enable.summary-metadata, which made every job log a deprecation warning).
+    "spark.hadoop.parquet.summary.metadata.level": "NONE",
     "spark.hadoop.mapreduce.fileoutputcommitter.marksuccessfuljobs": "false",
     "spark.hadoop.mapreduce.fileoutputcommitter.algorithm.version": "1",
     # createDataFrame makes one partition per Arrow batch, and converting many small batches costs the
