@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pyarrow as pa
@@ -90,9 +90,14 @@ def _require(schema: Schema | None, what: str) -> Schema:
 
 def struct_table(values: Sequence[Struct], schema: Schema) -> pa.Table:
     """Struct values of one schema as a table, one column per field."""
-    target = arrow_schema(schema)
-    columns = [to_array([v.get(f.name) for v in values], f.schema) for f in schema.fields]
-    return pa.Table.from_arrays(columns, schema=target)
+    return fields_table({f.name: [v.get(f.name) for v in values] for f in schema.fields}, schema)
+
+
+def fields_table(columns: Mapping[str, Sequence[Any]], schema: Schema) -> pa.Table:
+    """Struct values of `schema` given as one list per field (what `Struct.get` gives for each field,
+    as in `StructColumns`) as a table: `struct_table` of the same values, without a Struct per value."""
+    arrays = [to_array(columns[f.name], f.schema) for f in schema.fields]
+    return pa.Table.from_arrays(arrays, schema=arrow_schema(schema))
 
 
 def value_table(values: Sequence[Any], schema: Schema) -> pa.Table:
