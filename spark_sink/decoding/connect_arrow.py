@@ -24,6 +24,7 @@ _MAX_PRECISION = 38
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 _EPOCH_DATE = dt.date(1970, 1, 1)
 _TIMESTAMP = pa.timestamp("us", "UTC")
+_TIME_MS = pa.time32("ms")
 
 _PRIMITIVES = {
     SchemaType.INT8: pa.int8(),
@@ -110,11 +111,19 @@ def to_array(values: Sequence[Any], schema: Schema) -> pa.Array:
     """Connect values of `schema` (None for null) as an Arrow array of `arrow_type(schema)`."""
     kind = arrow_type(schema)
     try:
+        # Values all of the Python type a converter gives (AvroConverter's datetimes, dates, times) are
+        # converted by Arrow in C; any other mix (epoch numbers, datetimes for a Date) one by one.
         if schema.name == TIMESTAMP_NAME:
+            if _only(values, dt.datetime):
+                return pa.array(values, kind)  # naive as UTC, aware ones at their instant, like _timestamp_us
             return pa.array([_timestamp_us(v) for v in values], pa.int64()).cast(kind)
         if schema.name == TIME_NAME:
+            if _only(values, dt.time):
+                return pa.array(values, _TIME_MS).cast(kind)  # whole milliseconds, like _time_ms
             return pa.array([_time_ms(v) for v in values], pa.int32())
         if schema.name == DATE_NAME:
+            if _only(values, dt.date):
+                return pa.array(values, kind)
             return pa.array([_date(v) for v in values], kind)
         if schema.type is SchemaType.STRUCT:
             return _struct_array(values, schema, kind)
@@ -151,6 +160,11 @@ def _map_array(values: Sequence[Any], schema: Schema, kind: pa.DataType) -> pa.A
     keys = to_array([k for v in values if v is not None for k in v], _require(schema.key_schema, "map keys"))
     items = to_array([x for v in values if v is not None for x in v.values()], _require(schema.value_schema, "values"))
     return pa.MapArray.from_arrays(offsets, keys, items, type=kind, mask=pa.array(nulls, pa.bool_()))
+
+
+def _only(values: Sequence[Any], kind: type) -> bool:
+    """Every value is exactly of `kind` (not a subclass: a datetime is a date) or None."""
+    return set(map(type, values)) <= {kind, type(None)}
 
 
 def _timestamp_us(value: Any) -> int | None:
