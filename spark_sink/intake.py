@@ -185,6 +185,8 @@ class RecordIntake:
             schema, by_field = columns.schema, columns.columns
 
             def from_columns(rows: Sequence[int]) -> list[Segment]:
+                # The lists themselves, or slices (rows are consecutive but after a rewind): picked before
+                # converting, so records already published are neither converted nor able to fail the batch.
                 picked = {name: take(column, rows) for name, column in by_field.items()}
                 return [self.decoder.decode_columns(picked, schema)]
 
