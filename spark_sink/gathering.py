@@ -97,5 +97,8 @@ _NOT_GATHERED = _NotGathered()
 
 def may_gather(batch: SinkRecordBatch) -> bool:
     """Raw bytes values (ByteArrayConverter's, the runtime's columnar delivery), none of them null: the
-    batches whose decode costs per call. Tombstones and converted values take the direct path."""
-    return raw_bytes_schema(batch.value_schema) and set(map(type, batch.values)) == {bytes}
+    batches whose decode costs per call. Tombstones and converted values (value columns among them,
+    whose `values` are not read) take the direct path."""
+    if batch.value_columns is not None or not raw_bytes_schema(batch.value_schema):
+        return False
+    return set(map(type, batch.values)) == {bytes}

@@ -1,8 +1,11 @@
 """From a batch of one topic partition's records to rows in its open file, closing files as rotation says.
 
-A batch is a `SinkRecordBatch`: the runtime's columns of consumed bytes (`put_batches`), or SinkRecords
-wrapped as one (`put`). Rows are picked from it by position, and a `SinkRecord` is built only for a row
-that needs one (an errant record report, a partitioner that reads `PartitionInput.records`).
+A batch is a `SinkRecordBatch`: the runtime's columns of consumed bytes or of converted values
+(`put_batches`), or SinkRecords wrapped as one (`put`). Rows are picked from it by position, and a
+`SinkRecord` is built only for a row that needs one (an errant record report, a partitioner that reads
+`PartitionInput.records`). Struct values the converter decoded field by field (`value_columns`, from
+AvroConverter) become the table one field at a time, each field's list picked by position and converted
+to Arrow whole: no Struct is built for them (`values` is never read).
 
 Per batch: drop records already published (after a rewind the consumer may still deliver some),
 skip or reject null values, decode values to Arrow segments (values that cannot be decoded go to the
@@ -118,16 +121,17 @@ class RecordIntake:
                 return
         state.next_expected = offsets[-1] + 1
         positions: Sequence[int] = range(first, len(offsets))
-        values = batch.values
         present: Sequence[int] = positions
-        if may_hold_nulls and None in take(values, positions):
-            present = [i for i in positions if values[i] is not None]
-            if self.settings.null_values == "fail":
-                null_at = next(i for i in positions if values[i] is None)
-                raise DataError(
-                    f"Null value at {state.tp.topic}-{state.tp.partition} offset {offsets[null_at]}; "
-                    "set behavior.on.null.values=ignore to skip tombstones"
-                )
+        if may_hold_nulls and batch.value_columns is None:  # value columns hold structs only, no null
+            values = batch.values
+            if None in take(values, positions):
+                present = [i for i in positions if values[i] is not None]
+                if self.settings.null_values == "fail":
+                    null_at = next(i for i in positions if values[i] is None)
+                    raise DataError(
+                        f"Null value at {state.tp.topic}-{state.tp.partition} offset {offsets[null_at]}; "
+                        "set behavior.on.null.values=ignore to skip tombstones"
+                    )
         buffer = state.buffer
         hint = buffer.value_schema if buffer.schema_from_json else None
         segments, decoded = self._decode(batch, present, hint)
@@ -154,24 +158,45 @@ class RecordIntake:
         """Segments of the rows at `positions` and the positions they hold: all of them, or, when some
         cannot be decoded and an errant record reporter takes them, the others (each bad one reported,
         found one by one)."""
-        values = batch.values
-        schema = batch.value_schema
+        decode = self._rows_decoder(batch, hint)
         try:
-            return self.decoder.decode(take(values, positions), schema, hint), positions
+            return decode(positions), positions
         except DataError:
             if self.report_errant is None:
                 raise
         good: list[int] = []
         for i in positions:
             try:
-                self.decoder.decode([values[i]], schema, hint)
+                decode([i])
             except DataError as error:
                 self.report_errant(batch.record(i), error)
             else:
                 good.append(i)
         if not good:
             return [], good
-        return self.decoder.decode([values[i] for i in good], schema, hint), good
+        return decode(good), good
+
+    def _rows_decoder(self, batch: SinkRecordBatch, hint: pa.Schema | None) -> Callable[[Sequence[int]], list[Segment]]:
+        """What decodes the batch's rows at some positions. Values that came as columns
+        (`SinkRecordBatch.value_columns`) are converted a field at a time, the rows picked from each
+        field's list: `values`, which would build a Struct per record, is never read for them."""
+        columns = batch.value_columns
+        if columns is not None:
+            schema, by_field = columns.schema, columns.columns
+
+            def from_columns(rows: Sequence[int]) -> list[Segment]:
+                # The lists themselves, or slices (rows are consecutive but after a rewind): picked before
+                # converting, so records already published are neither converted nor able to fail the batch.
+                picked = {name: take(column, rows) for name, column in by_field.items()}
+                return [self.decoder.decode_columns(picked, schema)]
+
+            return from_columns
+        values, value_schema = batch.values, batch.value_schema
+
+        def from_values(rows: Sequence[int]) -> list[Segment]:
+            return self.decoder.decode(take(values, rows), value_schema, hint)
+
+        return from_values
 
     def on_open(self, buffer: PartitionBuffer, now_ms: int) -> None:
         buffer.opened_wall_ms = now_ms

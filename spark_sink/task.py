@@ -4,9 +4,10 @@ Lifecycle (all on the task thread, as the runtime calls it): `start` parses sett
 hand-off files of dead processes and starts the writer thread (Spark itself starts lazily on the
 first flush, which also decides the hand-off). `open` recovers each assigned
 partition from its manifests and rewinds the consumer to the first unpublished offset. `put_batches`
-(or `put`, when the runtime has SinkRecords to give: converters other than ByteArrayConverter, transforms)
-decodes (raw bytes after gathering a few polls: `spark_sink.gathering`) and buffers, closes files as
-rotation says and submits them to the writer without waiting.
+(or `put`, when the connector has transforms and the runtime has SinkRecords to give)
+decodes (raw bytes after gathering a few polls: `spark_sink.gathering`; Avro records from their value
+columns, `takes_value_columns`) and buffers, closes files as rotation says and submits them to the
+writer without waiting.
 `pre_commit` returns the published offsets only (what the manifests cover), so Kafka's group
 offsets trail the files and are for monitoring. `close` forgets revoked partitions: their buffered
 records are dropped and re-read by the next owner. `stop` ends the writer and releases Spark.
@@ -77,6 +78,11 @@ STAGING_RESWEEP_MS = 60_000
 
 
 class SparkParquetSinkTask(SinkTask):
+    takes_value_columns = True
+    """Struct values come as one list per field where the converter decodes them so (AvroConverter): the
+    intake turns each list into an Arrow column, with the type the Connect (hence Avro) schema maps to,
+    without a Struct per record."""
+
     def __init__(self) -> None:
         self.fault_injector: FaultInjector = no_faults
         """Called at each commit step (see `spark_sink.faults`); tests raise from it to simulate crashes.

@@ -5,6 +5,10 @@ confluent-kafka's ProtobufSerializer / ProtobufDeserializer loop on the same rec
 
 The registry is confluent-kafka's in-memory one (`mock://`): a converter asks a registry once per schema,
 so a remote registry changes no per-record figure.
+
+The Spark sink's decode of the same Avro values to the Arrow table it buffers, poll by poll: through the
+value columns AvroConverter decodes field by field (what a sink that `takes_value_columns` gets), next
+to through a Struct per record (what it got before, and what any other sink gets).
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from connect.api.data import FLOAT64_SCHEMA, INT32_SCHEMA, INT64_SCHEMA, STRING_
 from connect.runtime.converters.json import JsonConverter
 from connect.runtime.converters.schema_registry.avro import AvroConverter
 from connect.runtime.converters.schema_registry.protobuf import ProtobufConverter
+from spark_sink.decoding import ValueDecoder
 
 GROUP = "avro"
 TOPIC = "bench-avro"
@@ -29,6 +34,10 @@ AVRO_RECORDS = "kconnect-avro-records"
 JSON_BATCH = "kconnect-json-batch"
 PROTOBUF_BATCH = "kconnect-protobuf-batch"
 PROTOBUF_CLIENT = "confluent-kafka-protobuf"
+SPARK_COLUMNS = "kconnect-spark-value-columns"
+SPARK_STRUCTS = "kconnect-spark-structs"
+POLL_RECORDS = 500
+"""Records per converter call in the Spark sink rows: a poll of one partition (`max.poll.records`' default)."""
 LABELS = {
     AVRO_BATCH: "AvroConverter, batch",
     AVRO_RECORDS: "AvroConverter, one call per record",
@@ -36,6 +45,8 @@ LABELS = {
     RAW_CLIENT: "confluent-kafka AvroSerializer / AvroDeserializer loop",
     PROTOBUF_BATCH: "ProtobufConverter, batch",
     PROTOBUF_CLIENT: "confluent-kafka ProtobufSerializer / ProtobufDeserializer loop",
+    SPARK_COLUMNS: "via value columns (AvroConverter field by field)",
+    SPARK_STRUCTS: "via Structs (a Struct per record)",
 }
 UNITS = {"records_per_s": ("records/s", True)}
 METHOD = (
@@ -120,6 +131,24 @@ def _protobuf_serde() -> tuple[Any, Any, Any]:
     return message_class, ProtobufSerializer(message_class, client), ProtobufDeserializer(message_class, None, client)
 
 
+def _spark_tables(avro: AvroConverter, encoded: Sequence[bytes | None], columns: bool) -> int:
+    """The Spark sink's decode of `encoded`, a poll at a time: Avro bytes to the Arrow table of each poll,
+    through value columns or through Structs (the sink's `ValueDecoder` both ways). The rows decoded."""
+    decoder = ValueDecoder("auto")
+    rows = 0
+    for start in range(0, len(encoded), POLL_RECORDS):
+        poll = encoded[start : start + POLL_RECORDS]
+        if columns:
+            by_field = avro.to_connect_columns_batch(TOPIC, poll)
+            assert by_field is not None
+            rows += decoder.decode_columns(by_field.columns, by_field.schema).rows
+        else:
+            structs = avro.to_connect_data_batch(TOPIC, poll)
+            assert structs is not None
+            rows += sum(segment.rows for segment in decoder.decode(structs.values, structs.schema, None))
+    return rows
+
+
 def run(ctx: RunContext) -> list[BenchmarkResult]:
     count = ctx.sizes.raw_records["100B"] // 10
     structs = [_order(n) for n in range(count)]
@@ -165,6 +194,14 @@ def run(ctx: RunContext) -> list[BenchmarkResult]:
             PROTOBUF_CLIENT: lambda: [protobuf_serializer(m, context) for m in messages],
         }
     )
+    if _spark_tables(avro, encoded, True) != count or _spark_tables(avro, encoded, False) != count:
+        raise AssertionError("the Spark sink's decode lost rows")
+    spark = sample(
+        {
+            SPARK_COLUMNS: lambda: _spark_tables(avro, encoded, True),
+            SPARK_STRUCTS: lambda: _spark_tables(avro, encoded, False),
+        }
+    )
     against = [Reference(LABELS[RAW_CLIENT], RAW_CLIENT), Reference(LABELS[PROTOBUF_CLIENT], PROTOBUF_CLIENT)]
     settings = {"records": count, "warmups": ctx.sizes.warmups}
     return [
@@ -191,5 +228,21 @@ def run(ctx: RunContext) -> list[BenchmarkResult]:
             comparisons=against,
             ratio_metrics=tuple(UNITS),
             settings=settings,
+        ),
+        ctx.entry(
+            "avro-spark-arrow",
+            GROUP,
+            "Spark sink decode, Avro → Arrow table: via value columns vs via Structs",
+            "Spark sink decode",
+            METHOD.format(
+                count=count,
+                what=f"Avro bytes to the Spark sink's Arrow table, {POLL_RECORDS} records (a poll) per converter "
+                "call, through AvroConverter's value columns or through its Structs",
+            ),
+            tuple(UNITS),
+            _systems(spark),
+            comparisons=[Reference(LABELS[SPARK_STRUCTS], SPARK_STRUCTS)],
+            ratio_metrics=tuple(UNITS),
+            settings={**settings, "records_per_poll": POLL_RECORDS},
         ),
     ]

@@ -95,9 +95,10 @@ class SinkTask(Task):
         topic partition, and a partition's batches arrive in offset order (one call may hold several
         batches of one partition). The runtime calls it instead of `put` only for a task that overrides
         it, and only while the connector has no transforms; `put` must work too. Each column is converted
-        in one converter call (ByteArrayConverter's are the consumed bytes as they are); a batch that
-        cannot be converted whole comes as batches of records converted one by one under the error
-        policy. An empty list means nothing came, as `put([])` does. The default hands the records to
+        in one converter call (ByteArrayConverter's are the consumed bytes as they are; struct values
+        as `value_columns` too, for a task that `takes_value_columns`); a batch that cannot be converted
+        whole comes as batches of records converted one by one under the error policy (`value_columns`
+        None: read `values`). An empty list means nothing came, as `put([])` does. The default hands the records to
         `put`."""
         self.put([record for batch in batches for record in batch])
 

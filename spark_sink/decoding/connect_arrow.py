@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pyarrow as pa
@@ -24,6 +24,7 @@ _MAX_PRECISION = 38
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 _EPOCH_DATE = dt.date(1970, 1, 1)
 _TIMESTAMP = pa.timestamp("us", "UTC")
+_TIME_MS = pa.time32("ms")
 
 _PRIMITIVES = {
     SchemaType.INT8: pa.int8(),
@@ -90,9 +91,14 @@ def _require(schema: Schema | None, what: str) -> Schema:
 
 def struct_table(values: Sequence[Struct], schema: Schema) -> pa.Table:
     """Struct values of one schema as a table, one column per field."""
-    target = arrow_schema(schema)
-    columns = [to_array([v.get(f.name) for v in values], f.schema) for f in schema.fields]
-    return pa.Table.from_arrays(columns, schema=target)
+    return fields_table({f.name: [v.get(f.name) for v in values] for f in schema.fields}, schema)
+
+
+def fields_table(columns: Mapping[str, Sequence[Any]], schema: Schema) -> pa.Table:
+    """Struct values of `schema` given as one list per field (what `Struct.get` gives for each field,
+    as in `StructColumns`) as a table: `struct_table` of the same values, without a Struct per value."""
+    arrays = [to_array(columns[f.name], f.schema) for f in schema.fields]
+    return pa.Table.from_arrays(arrays, schema=arrow_schema(schema))
 
 
 def value_table(values: Sequence[Any], schema: Schema) -> pa.Table:
@@ -105,11 +111,19 @@ def to_array(values: Sequence[Any], schema: Schema) -> pa.Array:
     """Connect values of `schema` (None for null) as an Arrow array of `arrow_type(schema)`."""
     kind = arrow_type(schema)
     try:
+        # Values all of the Python type a converter gives (AvroConverter's datetimes, dates, times) are
+        # converted by Arrow in C; any other mix (epoch numbers, datetimes for a Date) one by one.
         if schema.name == TIMESTAMP_NAME:
+            if _only(values, dt.datetime):
+                return pa.array(values, kind)  # naive as UTC, aware ones at their instant, like _timestamp_us
             return pa.array([_timestamp_us(v) for v in values], pa.int64()).cast(kind)
         if schema.name == TIME_NAME:
+            if _only(values, dt.time):
+                return pa.array(values, _TIME_MS).cast(kind)  # whole milliseconds, like _time_ms
             return pa.array([_time_ms(v) for v in values], pa.int32())
         if schema.name == DATE_NAME:
+            if _only(values, dt.date):
+                return pa.array(values, kind)
             return pa.array([_date(v) for v in values], kind)
         if schema.type is SchemaType.STRUCT:
             return _struct_array(values, schema, kind)
@@ -146,6 +160,11 @@ def _map_array(values: Sequence[Any], schema: Schema, kind: pa.DataType) -> pa.A
     keys = to_array([k for v in values if v is not None for k in v], _require(schema.key_schema, "map keys"))
     items = to_array([x for v in values if v is not None for x in v.values()], _require(schema.value_schema, "values"))
     return pa.MapArray.from_arrays(offsets, keys, items, type=kind, mask=pa.array(nulls, pa.bool_()))
+
+
+def _only(values: Sequence[Any], kind: type) -> bool:
+    """Every value is exactly of `kind` (not a subclass: a datetime is a date) or None."""
+    return set(map(type, values)) <= {kind, type(None)}
 
 
 def _timestamp_us(value: Any) -> int | None:

@@ -136,17 +136,23 @@ def sink_file(directory: Path, name: str, topic: str, root: Path | str, **extra:
     )
 
 
-class SequenceProducer:
-    """Produces `{"seq": n, ...}` records, n counting up from 0, partition n % PARTITIONS."""
+def json_sequence_value(seq: int) -> bytes:
+    return json.dumps({"seq": seq, "payload": f"record-{seq:06d}"}).encode()
 
-    def __init__(self, bootstrap: str, topic: str) -> None:
+
+class SequenceProducer:
+    """Produces records with a field `seq` = n, n counting up from 0, partition n % PARTITIONS: by default
+    `{"seq": n, ...}` as JSON, else whatever `serialize(n)` gives."""
+
+    def __init__(self, bootstrap: str, topic: str, serialize: Callable[[int], bytes] = json_sequence_value) -> None:
         self._producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 5})
+        self._serialize = serialize
         self.topic = topic
         self.sent = 0
 
     def send(self, count: int) -> None:
         for _ in range(count):
-            value = json.dumps({"seq": self.sent, "payload": f"record-{self.sent:06d}"}).encode()
+            value = self._serialize(self.sent)
             self._producer.produce(self.topic, value, partition=self.sent % PARTITIONS)
             self.sent += 1
         assert self._producer.flush(30) == 0, "every record acknowledged"

@@ -9,7 +9,14 @@ import pyarrow as pa
 import pytest
 
 from connect.api import ConfigError, DataError, Schema, Struct
-from connect.api.data import INT32_SCHEMA, INT64_SCHEMA, OPTIONAL_STRING_SCHEMA, TIMESTAMP_SCHEMA
+from connect.api.data import (
+    DATE_SCHEMA,
+    INT32_SCHEMA,
+    INT64_SCHEMA,
+    OPTIONAL_STRING_SCHEMA,
+    TIME_SCHEMA,
+    TIMESTAMP_SCHEMA,
+)
 from spark_sink.config import SinkSettings, normalize_root
 from spark_sink.connector import SparkParquetSinkConnector
 from spark_sink.decoding import ValueDecoder
@@ -137,3 +144,28 @@ def test_a_new_field_starts_a_new_schema_at_the_record_that_brings_it() -> None:
     assert parts[1][0].column("b").to_pylist() == ["x", None]
     ((table, rows),) = parse_json_objects([b'{"a":1,"b":"x"}', b'{"a":2}'], schema)
     assert rows == 2 and table.schema.names == ["a", "b"], "a field in the first record changes it from there"
+
+
+def test_temporal_values_of_one_python_type_convert_as_mixed_ones_do() -> None:
+    """Datetimes, dates or times alone are converted by Arrow in one call; mixed with Connect's encoded
+    forms (epoch milliseconds, days, milliseconds of the day) one by one: the same arrays either way."""
+    plus_two = dt.timezone(dt.timedelta(hours=2))
+    at = [
+        dt.datetime(2024, 2, 29, 13, 14, 15, 16000, tzinfo=dt.UTC),
+        dt.datetime(2024, 2, 29, 15, 14, 15, tzinfo=plus_two),
+        dt.datetime(1969, 12, 31, 23, 59, 59, 999001),  # naive: UTC
+        None,
+    ]
+    days = [dt.date(2024, 2, 29), dt.date(1, 1, 1), None]
+    clocks = [dt.time(13, 14, 15, 16999), dt.time(0, 0), None]
+    for values, schema, encoded in (
+        (at, TIMESTAMP_SCHEMA, 1_709_212_455_016),
+        (days, DATE_SCHEMA, 19_782),
+        (clocks, TIME_SCHEMA, 47_655_016),
+    ):
+        alone, mixed = to_array(values, schema), to_array([*values, encoded], schema)
+        assert alone.equals(mixed.slice(0, len(values))), schema.name
+        assert mixed[len(values)] == mixed[0], schema.name
+    micros = to_array(at, TIMESTAMP_SCHEMA).cast(pa.int64()).to_pylist()
+    assert micros == [1_709_212_455_016_000, 1_709_212_455_000_000, -999, None]
+    assert to_array(clocks, TIME_SCHEMA).to_pylist() == [47_655_016, 0, None], "whole milliseconds"
