@@ -30,7 +30,8 @@ WORKER_ID = "worker-host:8083"
 
 
 class GatedTask(SourceTask):
-    """Polls nothing; task `n` fails once `n` is in `failing`; `stop` waits for `stop_gate` when one is set."""
+    """Polls nothing; task `n` fails once `n` is in `failing`; `poll` and `stop` wait for `stop_gate` when one
+    is set, so a delete holds the herder lock with nothing changed until the test opens it."""
 
     failing: ClassVar[set[str]] = set()
     stop_gate: ClassVar[threading.Event | None] = None
@@ -43,10 +44,14 @@ class GatedTask(SourceTask):
     def poll(self) -> list[SourceRecord] | None:
         if self.number in GatedTask.failing:
             raise RuntimeError("task failure on purpose")
+        gate = GatedTask.stop_gate
+        if gate is not None and not gate.is_set():
+            gate.wait(10)  # the task thread can report nothing (no UNASSIGNED on its way out) until it opens
         self.stopped.wait(0.01)
         return None
 
     def stop(self) -> None:
+        # Called on the thread that stops the task: a delete holds the herder lock here until the gate opens.
         GatedTask.stopping.set()
         gate = GatedTask.stop_gate
         if gate is not None:
