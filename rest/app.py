@@ -1,8 +1,9 @@
 """`create_app`: the FastAPI application for one worker, built around the herder it is given.
 
 Handlers are plain functions that FastAPI runs on its thread pool, so herder calls may block (up to
-the herder's own request timeout) without stalling the event loop; several run at once. The one
-exception: status reads of a herder that says they never wait run on the event loop (`rest.status_reads`).
+the herder's own request timeout) without stalling the event loop; several run at once. The exceptions
+never wait either: status reads of a herder that says they never wait (`rest.status_reads`), and
+`GET /connectors?expand=...` answered from the answer kept while nothing changed (`rest.expand_answers`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from fastapi import FastAPI
 from connect.runtime.herder import Herder
 from connect.runtime.loggers import LoggerLevels
 from rest.errors import install_error_handlers
+from rest.expand_answers import ExpandAnswers
 from rest.middleware import StripTrailingSlash
 from rest.routes import connectors, lifecycle, offsets, plugins, root
 from rest.routes import loggers as logger_routes
@@ -69,6 +71,7 @@ def create_app(
         strict_content_type=False,
     )
     app.state.herder = herder
+    app.state.expand_answers = ExpandAnswers(herder)
     app.state.logger_levels = loggers if loggers is not None else LoggerLevels()
     app.state.metrics = metrics if metrics is not None else list
     app.state.cluster = cluster if cluster is not None else single_worker("this worker", "")

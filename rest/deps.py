@@ -1,4 +1,5 @@
-"""What handlers are given: the herder and logger levels from the app's state, and body preconditions."""
+"""What handlers are given: the herder, its kept `?expand` answers and logger levels from the app's state, and
+body preconditions."""
 
 from __future__ import annotations
 
@@ -10,11 +11,17 @@ from starlette.exceptions import HTTPException
 
 from connect.runtime.herder import Herder
 from connect.runtime.loggers import LoggerLevels
+from rest.expand_answers import ExpandAnswers
 
 
 async def get_herder(request: Request) -> Herder:
     herder: Herder = request.app.state.herder
     return herder
+
+
+async def get_expand_answers(request: Request) -> ExpandAnswers:
+    answers: ExpandAnswers = request.app.state.expand_answers
+    return answers
 
 
 async def get_logger_levels(request: Request) -> LoggerLevels:
@@ -38,5 +45,6 @@ async def require_json_body(request: Request) -> None:
 
 
 HerderDep = Annotated[Herder, Depends(get_herder)]
+ExpandAnswersDep = Annotated[ExpandAnswers, Depends(get_expand_answers)]
 LoggerLevelsDep = Annotated[LoggerLevels, Depends(get_logger_levels)]
 JSON_BODY = [Depends(require_json_body)]

@@ -13,11 +13,15 @@ answering worker only (a single worker is the whole cluster).
 
 `SupportsInstantStatusReads` is optional too: a herder whose status reads never wait says so, and REST
 answers them without a hop through its thread pool.
+
+`SupportsOverviewVersions` is optional as well: a herder that can tell, without waiting, whether anything
+`connector_overviews` shows may have changed lets REST serve `GET /connectors?expand=...` again from the
+answer it encoded last.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from typing import Protocol, runtime_checkable
 
 from connect.api.errors import NotFoundError
@@ -159,4 +163,22 @@ class SupportsInstantStatusReads(Protocol):
         loop rather than its thread pool: each hop between threads waits for the interpreter lock, which
         task threads hold most of the time under load.
         """
+        ...
+
+
+@runtime_checkable
+class SupportsOverviewVersions(Protocol):
+    def overviews_version(self) -> Hashable:
+        """A value that differs from every earlier one once anything `connector_overviews` shows may have changed
+        (a connector's config, task configs or statuses, a connector added or deleted, a plug-in added).
+
+        Never waits: REST calls it on its event loop for every `GET /connectors?expand=...`, and serves the
+        answer it kept for an equal version without reading the herder again. So every write must change the
+        version, no earlier than the write can be seen: a reader that sees the new version must see the write.
+        """
+        ...
+
+    def versioned_overviews(self, status: bool, info: bool) -> tuple[Hashable, dict[str, ConnectorOverview]]:
+        """`connector_overviews`, with the `overviews_version` read no later than anything they show: an
+        answer kept under that version is read again as soon as something it shows may have changed."""
         ...

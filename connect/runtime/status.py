@@ -125,6 +125,9 @@ class MemoryStatusStore(StatusTransitions):
         self._connectors: dict[str, InstanceStatus] = {}
         self._tasks: dict[ConnectorTaskId, InstanceStatus] = {}
         self._topics: dict[str, set[str]] = {}
+        # Counts the status changes (not the topic records): a reader of `versioned_snapshots` can tell from
+        # it alone whether what it read may have changed since (REST keeps `?expand` answers while it has not).
+        self.generation = 0
 
     # -- StatusListener ------------------------------------------------------------------------
 
@@ -134,10 +137,12 @@ class MemoryStatusStore(StatusTransitions):
             self._topics.pop(connector, None)
             for task in [t for t in self._tasks if t.connector == connector]:
                 del self._tasks[task]
+            self.generation += 1
 
     def on_task_deletion(self, task: ConnectorTaskId) -> None:
         with self._lock:
             self._tasks.pop(task, None)
+            self.generation += 1
 
     def on_topic_used(self, task: ConnectorTaskId, topic: str) -> None:
         with self._lock:
@@ -169,10 +174,15 @@ class MemoryStatusStore(StatusTransitions):
 
     def snapshots(self) -> dict[str, ConnectorStatusSnapshot]:
         """Every connector with a status or task statuses, by name, as one consistent read."""
+        return self.versioned_snapshots()[1]
+
+    def versioned_snapshots(self) -> tuple[int, dict[str, ConnectorStatusSnapshot]]:
+        """`snapshots` and the `generation` they are the statuses of."""
         with self._lock:
+            generation = self.generation
             connectors = dict(self._connectors)
             tasks = tasks_by_connector(self._tasks)
-        return {
+        return generation, {
             name: ConnectorStatusSnapshot(name, connectors.get(name), tasks.get(name, {}))
             for name in connectors.keys() | tasks.keys()
         }
@@ -188,8 +198,10 @@ class MemoryStatusStore(StatusTransitions):
     def _put_connector(self, connector: str, state: State, trace: str | None = None, *, safe: bool = False) -> None:
         with self._lock:
             self._connectors[connector] = InstanceStatus(state, self.worker_id, trace)
+            self.generation += 1
 
     def _put_task(self, task: ConnectorTaskId, state: State, trace: str | None = None, *, safe: bool = False) -> None:
         # One worker's own statuses: no other owner to lose to, so `safe` changes nothing.
         with self._lock:
             self._tasks[task] = InstanceStatus(state, self.worker_id, trace)
+            self.generation += 1

@@ -1,6 +1,7 @@
 """`/connectors`: list, create, read, reconfigure and delete connectors, and read their tasks' configs.
 
-Answers are encoded once by `rest.wire`; the `response_model`s are for the OpenAPI docs.
+Answers are encoded once by `rest.wire`; the `response_model`s are for the OpenAPI docs. The list with
+`?expand` is kept between requests while nothing in it changes (`rest.expand_answers`).
 """
 
 from __future__ import annotations
@@ -10,11 +11,12 @@ from typing import Annotated
 from urllib.parse import quote
 
 from fastapi import APIRouter, Path, Query, Request, Response
+from starlette.concurrency import run_in_threadpool
 
 from connect.runtime.errors import BadRequestError
 from connect.runtime.states import TargetState
 from rest import wire
-from rest.deps import JSON_BODY, HerderDep
+from rest.deps import JSON_BODY, ExpandAnswersDep, HerderDep
 from rest.errors import documented
 from rest.schemas import (
     ConfigPatch,
@@ -32,16 +34,16 @@ ConnectorName = Annotated[str, Path(description="The connector's name")]
 
 
 @router.get("", response_model=list[str] | dict[str, ConnectorExpansions])
-def list_connectors(
+async def list_connectors(
     herder: HerderDep,
+    answers: ExpandAnswersDep,
     expand: Annotated[list[str] | None, Query(description="status and/or info; repeatable")] = None,
 ) -> Response:
     """Connector names; with `expand=status` and/or `expand=info`, an object keyed by name."""
     if expand is None:
-        return JsonAnswer(herder.connectors())
+        return JsonAnswer(await run_in_threadpool(herder.connectors))
     wanted = {part.strip() for value in expand for part in value.split(",")}
-    overviews = herder.connector_overviews("status" in wanted, "info" in wanted)
-    return JsonAnswer({name: wire.connector_expansions(status, info) for name, (status, info) in overviews.items()})
+    return Response(await answers.body("status" in wanted, "info" in wanted), media_type=JsonAnswer.media_type)
 
 
 @router.post("", status_code=201, response_model=ConnectorInfo, dependencies=JSON_BODY, responses=documented(400, 409))

@@ -28,6 +28,9 @@ class _ConnectorEntry:
 class ConfigState:
     def __init__(self) -> None:
         self._connectors: dict[str, _ConnectorEntry] = {}
+        # Counts the changes: whoever read this state can tell from it alone, without the herder lock,
+        # whether what it read may have changed since (REST keeps `?expand` answers while it has not).
+        self.generation = 0
 
     def connectors(self) -> list[str]:
         return sorted(self._connectors)
@@ -52,16 +55,19 @@ class ConfigState:
         entry = self._connectors.get(name)
         if entry is None:
             self._connectors[name] = _ConnectorEntry(dict(config), target_state or TargetState.STARTED)
-            return
-        entry.config = dict(config)
-        if target_state is not None:
-            entry.target_state = target_state
+        else:
+            entry.config = dict(config)
+            if target_state is not None:
+                entry.target_state = target_state
+        self.generation += 1
 
     def remove_connector(self, name: str) -> None:
         self._connectors.pop(name, None)
+        self.generation += 1
 
     def put_target_state(self, name: str, state: TargetState) -> None:
         self._connectors[name].target_state = state
+        self.generation += 1
 
     def tasks(self, name: str) -> list[ConnectorTaskId]:
         return [ConnectorTaskId(name, index) for index in range(len(self._connectors[name].task_configs))]
@@ -82,11 +88,13 @@ class ConfigState:
         entry = self._connectors[name]
         entry.task_configs = [dict(c) for c in configs]
         entry.applied_config = dict(entry.config)
+        self.generation += 1
 
     def remove_task_configs(self, name: str) -> None:
         entry = self._connectors[name]
         entry.task_configs = []
         entry.applied_config = None
+        self.generation += 1
 
     def task_configs_changed(self, name: str, new_configs: list[dict[str, str]]) -> bool:
         """Kafka's `taskConfigsChanged`: a different count, any different task config, or a connector config

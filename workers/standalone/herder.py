@@ -164,10 +164,26 @@ class StandaloneHerder(BaseHerder):
         return True
 
     def connector_overviews(self, status: bool, info: bool) -> dict[str, ConnectorOverview]:
+        return self.versioned_overviews(status, info)[1]
+
+    def overviews_version(self) -> tuple[int, int, int]:
+        # Three counters, read without a lock: each is raised under the lock its writers hold, once their
+        # change is made (the plug-in registry's after a plug-in was added).
+        return self._registry.generation, self._configs.generation, self._statuses.generation
+
+    def versioned_overviews(
+        self, status: bool, info: bool
+    ) -> tuple[tuple[int, int, int], dict[str, ConnectorOverview]]:
         # One hold of the herder lock and one read of the status store for all connectors, rather than
-        # one of each per connector: a herder busy with a write would make every round trip wait.
-        infos = self._locked(lambda: [self._connector_info(name) for name in self._configs.connectors()])
-        statuses = self._statuses.snapshots() if status else {}
+        # one of each per connector: a herder busy with a write would make every round trip wait. Each part
+        # of the version is read before (or with) what it counts the changes of.
+        plugins = self._registry.generation
+
+        def read_configs() -> tuple[int, list[ConnectorInfo]]:
+            return self._configs.generation, [self._connector_info(name) for name in self._configs.connectors()]
+
+        configs, infos = self._locked(read_configs)
+        statuses_version, statuses = self._statuses.versioned_snapshots() if status else (self._statuses.generation, {})
         overviews: dict[str, ConnectorOverview] = {}
         for connector in infos:
             state = None
@@ -178,7 +194,7 @@ class StandaloneHerder(BaseHerder):
                 tasks = [TaskStateInfo(task, task_status) for task, task_status in snapshot.tasks.items()]
                 state = ConnectorStateInfo(connector.name, snapshot.connector, tasks, connector.type)
             overviews[connector.name] = (state, connector if info else None)
-        return overviews
+        return (plugins, configs, statuses_version), overviews
 
     def task_status(self, task: ConnectorTaskId) -> TaskStateInfo:
         status = self._statuses.task_status(task)

@@ -112,6 +112,12 @@ class PluginRegistry:
     def __init__(self, descs: Iterable[PluginDesc] = ()) -> None:
         self._descs: list[PluginDesc] = []
         self._by_name: dict[str, list[PluginDesc]] = {}
+        # `connector_type` answers by name, remembered: REST asks it for every connector of every
+        # `GET /connectors?expand=...`, and resolving a name sorts and de-duplicates candidates each time.
+        self._connector_types: dict[str, ConnectorType] = {}
+        # Counts the plug-ins added after construction (imported dotted names): a name may resolve
+        # differently after one, so whoever kept an answer built from names can tell it is out of date.
+        self.generation = 0
         for desc in descs:
             self._add(desc)
 
@@ -121,6 +127,10 @@ class PluginRegistry:
         self._descs.append(desc)
         for name in (desc.class_name, *desc.aliases):
             self._by_name.setdefault(name, []).append(desc)
+        # A new plug-in can make a name resolve differently (or become ambiguous): forget the answers. A new
+        # dict rather than clear(), so a lookup that raced with this addition stores into the old one.
+        self._connector_types = {}
+        self.generation += 1
 
     @classmethod
     def discover(cls) -> PluginRegistry:
@@ -233,6 +243,13 @@ class PluginRegistry:
 
     def connector_type(self, name: str) -> ConnectorType:
         """SOURCE or SINK for a connector name, UNKNOWN when it resolves to no connector."""
+        known = self._connector_types
+        found = known.get(name)
+        if found is None:
+            found = known[name] = self._resolve_connector_type(name)
+        return found
+
+    def _resolve_connector_type(self, name: str) -> ConnectorType:
         try:
             desc = self.find(name, *_CONNECTOR_TYPES)
         except (NotFoundError, ConfigError):

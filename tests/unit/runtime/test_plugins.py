@@ -158,6 +158,16 @@ def test_connector_type(registry: PluginRegistry) -> None:
     assert registry.connector_type("Missing") is ConnectorType.UNKNOWN
 
 
+def test_a_connector_type_answered_before_an_import_follows_the_imported_plugin() -> None:
+    # Types are remembered by name; a plug-in imported later must still change what a name answers.
+    registry = PluginRegistry.of(ExampleSinkConnector)
+    assert registry.connector_type("FileStreamSource") is ConnectorType.UNKNOWN
+    assert registry.connector_type("ExampleSink") is ConnectorType.SINK
+    assert registry.connector_class(_full(FileStreamSourceConnector)) is FileStreamSourceConnector
+    assert registry.connector_type("FileStreamSource") is ConnectorType.SOURCE
+    assert registry.connector_type("ExampleSink") is ConnectorType.SINK
+
+
 def test_kafka_java_class_names_resolve_to_the_kconnect_equivalents() -> None:
     registry = PluginRegistry.of(FileStreamSourceConnector, JsonConverter, InsertFieldValue, TopicNameMatches)
     assert (
