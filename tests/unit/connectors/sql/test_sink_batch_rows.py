@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import sqlite3
+from collections.abc import Mapping
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -27,10 +28,12 @@ from connect.api.data import (
 from connect.runtime.converters import JsonConverter, StringConverter
 from connect.runtime.converters.schema_registry.avro import AvroConverter
 from connect.runtime.sink_batches import split_by_partition
+from connect.runtime.states import ConnectorTaskId
 from connectors.sql.sink_batch_rows import rows_of_batch
 from connectors.sql.sink_config import CONFIG_DEF, SinkSettings
 from connectors.sql.sink_rows import SinkRow, to_row
 from connectors.sql.sink_task import SqlSinkTask
+from tests.support.pipelines import record_pipeline
 from tests.support.worker_fakes import FakeMessage
 from tests.unit.connectors.sql.sqlite_fakes import Reporter, SinkContext
 
@@ -207,3 +210,28 @@ def test_refused_rows_reach_the_reporter_as_their_records_and_the_rest_are_writt
     assert "NOT NULL constraint failed: orders.name" in reported[41][1]
     assert reported[43][1] == "Record orders-2@43: The primary key column id is null"
     assert sorted(built) == [1, 3], "records are built for the reported ones only"
+
+
+class _MockRegistryAvro(AvroConverter):
+    def configure(self, configs: Mapping[str, Any], is_key: bool) -> None:
+        super().configure({"schema.registry.url": "mock://sql-sink-rows", **configs}, is_key)
+
+
+def test_a_tombstone_comes_in_batches_of_records_and_deletes_its_key(tmp_path: Path) -> None:
+    db = tmp_path / "x.db"
+    pipeline = record_pipeline(ConnectorTaskId("sql", 0), key=_MockRegistryAvro(), value=_MockRegistryAvro())
+    keys = [pipeline.key_converter.from_connect_data(TOPIC, KEY, Struct(KEY, {"id": n})) for n in (0, 1)]
+    values = [pipeline.value_converter.from_connect_data(TOPIC, VALUE, _value(n)) for n in (0, 1)]
+    messages = [FakeMessage(TOPIC, 0, n, keys[n % 2], ([*values, None])[n]) for n in range(3)]  # key 0's tombstone
+    seen: set[str] = set()
+    batches, _ = pipeline.to_sink_batches(messages, seen, seen.add, value_columns=True)
+    assert [b.value_columns for b in batches] == [None, None], "a null among the values: records, not columns"
+    task = _task(
+        db,
+        Reporter(),
+        **{"insert.mode": "upsert", "pk.mode": "record_key", "delete.enabled": "true", "auto.create": "true"},
+    )
+    task.put_batches(batches)
+    task.stop()
+    with sqlite3.connect(db) as connection:
+        assert connection.execute("SELECT id, name, level FROM orders").fetchall() == [(1, None, 1)]
