@@ -13,6 +13,7 @@ read a record at a time from their columns, also without a `SinkRecord` each.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from itertools import repeat
 from typing import Any
 
@@ -70,50 +71,77 @@ def _rows_by_record(
     return rows, refused
 
 
+@dataclass(slots=True)
+class _Keys:
+    """The key columns of a batch's rows: `names` and their `schemas`, and either `columns` (pk.mode=kafka
+    and record_value: one list per key column, zipped with the fields) or `per_record` (record_key: each
+    record's key columns, None for a record left to the record path)."""
+
+    names: tuple[str, ...] = ()
+    schemas: dict[str, Schema | None] = field(default_factory=dict)
+    columns: list[Sequence[Any]] = field(default_factory=list)
+    per_record: list[dict[str, Any] | None] = field(default_factory=list)
+
+
 def _rows_by_column(
     batch: SinkRecordBatch, columns: StructColumns, table: str, settings: SinkSettings
 ) -> tuple[list[SinkRow], list[Refusal]]:
     schemas = {f.name: f.schema for f in columns.schema.fields}
     by_record: set[int] = set()  # records left to the record path
     fields = {name: _column(values, schemas[name], name, by_record) for name, values in columns.columns.items()}
-    count = len(columns)
-    mode = settings.pk_mode
-    key_columns: list[Sequence[Any]] = []
-    key_names: tuple[str, ...] = ()
-    key_schemas: dict[str, Schema | None] = {}
-    record_keys: list[dict[str, Any] | None] = []
-    if mode == PK_KAFKA:
-        key_names = settings.pk_fields or KAFKA_PK_DEFAULTS
-        topic, partition = batch.topic_partition
-        key_columns = [[topic] * count, [partition] * count, batch.offsets]
-        key_schemas = dict(zip(key_names, KAFKA_SCHEMAS, strict=True))
-    elif mode == PK_RECORD_VALUE:
-        key_names = settings.pk_fields or tuple(fields)
-        if any(name not in fields for name in key_names):  # every record gets the record path's reason
-            return _rows_by_record(batch, range(count), table, settings)
-        key_columns = [fields[name] for name in key_names]
-        key_schemas = {name: schemas[name] for name in key_names}
-        for column in key_columns:
-            _nulls_to(column, by_record)
-    elif mode == PK_RECORD_KEY:
-        key_names, key_schemas, record_keys = _record_keys(batch, settings, by_record)
+    keys = _keys(batch, fields, schemas, settings, by_record)
+    if keys is None:  # every record gets the record path's reason
+        return _rows_by_record(batch, range(len(columns)), table, settings)
     whitelist = settings.fields_whitelist
-    written = [name for name in fields if name not in key_names and (not whitelist or name in whitelist)]
-    row_schemas = {**key_schemas, **{name: schemas[name] for name in written}}
-    names = (*key_names, *written) if mode != PK_RECORD_KEY else tuple(written)
-    tuples = zip(*key_columns, *(fields[name] for name in written), strict=True) if names else repeat((), count)
+    written = [name for name in fields if name not in keys.names and (not whitelist or name in whitelist)]
+    row_schemas = {**keys.schemas, **{name: schemas[name] for name in written}}
+    names = (*keys.names, *written) if keys.columns else tuple(written)
+    tuples = zip(*keys.columns, *(fields[name] for name in written), strict=True) if names else repeat(())
+    per_record = keys.per_record
     rows: list[SinkRow] = []
     refused: list[Refusal] = []
-    for index, row in enumerate(tuples):
+    for index, row in zip(range(len(columns)), tuples, strict=False):
         if index in by_record:
-            one, reason = _rows_by_record(batch, (index,), table, settings)
+            one, reasons = _rows_by_record(batch, (index,), table, settings)
             rows += one
-            refused += reason
+            refused += reasons
             continue
-        key = record_keys[index] if record_keys else None
-        values = dict(zip(names, row, strict=True)) if key is None else {**key, **dict(zip(names, row, strict=True))}
-        rows.append(SinkRow(batch, index, table, False, key_names, values, row_schemas))
+        if per_record:
+            values = dict(per_record[index] or ())
+            values.update(zip(names, row, strict=True))
+        else:
+            values = dict(zip(names, row, strict=True))
+        rows.append(SinkRow(batch, index, table, False, keys.names, values, row_schemas))
     return rows, refused
+
+
+def _keys(
+    batch: SinkRecordBatch,
+    fields: dict[str, Sequence[Any]],
+    schemas: dict[str, Schema],
+    settings: SinkSettings,
+    by_record: set[int],
+) -> _Keys | None:
+    """The batch's key columns by pk.mode, records that need the record path added to `by_record`; None
+    when no record can have its key (pk.fields names a field the values lack)."""
+    mode = settings.pk_mode
+    if mode == PK_KAFKA:
+        names = settings.pk_fields or KAFKA_PK_DEFAULTS
+        (topic, partition), count = batch.topic_partition, len(batch)
+        kafka: list[Sequence[Any]] = [[topic] * count, [partition] * count, batch.offsets]
+        return _Keys(names, dict(zip(names, KAFKA_SCHEMAS, strict=True)), kafka)
+    if mode == PK_RECORD_VALUE:
+        names = settings.pk_fields or tuple(fields)
+        if any(name not in fields for name in names):
+            return None
+        columns = [fields[name] for name in names]
+        for column in columns:
+            if None in column:
+                by_record.update(i for i, value in enumerate(column) if value is None)
+        return _Keys(names, {name: schemas[name] for name in names}, columns)
+    if mode == PK_RECORD_KEY:
+        return _record_keys(batch, settings, by_record)
+    return _Keys()
 
 
 def _column(values: Sequence[Any], schema: Schema, name: str, by_record: set[int]) -> Sequence[Any]:
@@ -131,30 +159,22 @@ def _column(values: Sequence[Any], schema: Schema, name: str, by_record: set[int
         return values
 
 
-def _nulls_to(column: Sequence[Any], by_record: set[int]) -> None:
-    if None in column:
-        by_record.update(i for i, value in enumerate(column) if value is None)
-
-
-def _record_keys(
-    batch: SinkRecordBatch, settings: SinkSettings, by_record: set[int]
-) -> tuple[tuple[str, ...], dict[str, Schema | None], list[dict[str, Any] | None]]:
-    """pk.mode=record_key: the key columns of the first good key, their schemas, and each record's key
-    columns (None for a record left to the record path: a key that fails, has a null column, or
-    differs in columns from the first)."""
-    names: tuple[str, ...] | None = None
-    schemas: dict[str, Schema | None] = {}
-    per_record: list[dict[str, Any] | None] = []
+def _record_keys(batch: SinkRecordBatch, settings: SinkSettings, by_record: set[int]) -> _Keys:
+    """pk.mode=record_key: the key columns of the first good key and each record's key columns. A record
+    whose key fails, has a null column, or differs in columns from the first is left to the record path."""
+    keys = _Keys()
+    first: tuple[str, ...] | None = None
     key_schema = batch.key_schema
     for index, key in enumerate(batch.keys):
         try:
-            values, value_schemas = record_key_columns(key, key_schema, settings)
+            values, schemas = record_key_columns(key, key_schema, settings)
         except DataError:
             values = None
-        if values is not None and names is None:
-            names, schemas = tuple(values), value_schemas
-        if values is None or None in values.values() or tuple(values) != names:
+        if values is not None and first is None:
+            first = keys.names = tuple(values)
+            keys.schemas = schemas
+        if values is None or None in values.values() or tuple(values) != first:
             by_record.add(index)
             values = None
-        per_record.append(values)
-    return names or (), schemas, per_record
+        keys.per_record.append(values)
+    return keys
