@@ -67,7 +67,7 @@ ORDER = Schema.struct(
 )
 
 
-def _order(n: int) -> Struct:
+def order(n: int) -> Struct:
     return Struct.unchecked(
         ORDER,
         {
@@ -151,7 +151,7 @@ def _spark_tables(avro: AvroConverter, encoded: Sequence[bytes | None], columns:
 
 def run(ctx: RunContext) -> list[BenchmarkResult]:
     count = ctx.sizes.raw_records["100B"] // 10
-    structs = [_order(n) for n in range(count)]
+    structs = [order(n) for n in range(count)]
     dicts = [dict(s.raw_values()) for s in structs]
     avro = AvroConverter()
     avro.configure({"schema.registry.url": "mock://bench"}, False)

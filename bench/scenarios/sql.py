@@ -12,6 +12,9 @@ Source: a table of N such rows is copied to a new topic. kconnect (`mode=increme
 `batch.max.rows=5000`, schemaless JSON values) is timed from `POST /connectors` until the topic's end
 offset is N; the plain loop streams `SELECT … ORDER BY id` in batches of 5000 and produces each row as
 JSON, timed from the query to the last acknowledgement.
+
+Avro: the sink's own work on Avro values in one process, rows from value columns next to rows from
+Structs (`sql_avro`), on the same PostgreSQL.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from bench.clients import new_producer
 from bench.harness import Record, RunContext, repeat, wait_until
 from bench.results import BenchmarkResult, Reference, SystemResult
 from bench.scenarios.common import RECORDS_PER_S, THROUGHPUT_METRICS, payload, throughput, throughput_metrics
+from bench.scenarios.sql_avro import avro_sink_entries
 from bench.settings import PRODUCER_SETTINGS, VALUE_SIZES
 from bench.systems.base import RunningWorker
 from tests.fixtures.sql.servers import LocalPostgres
@@ -152,7 +156,11 @@ def run(ctx: RunContext) -> list[BenchmarkResult]:
     with _postgres() as server:
         engine = sa.create_engine(server.url)
         try:
-            return _sink_entries(ctx, server, engine) + _source_entries(ctx, server, engine)
+            return (
+                _sink_entries(ctx, server, engine)
+                + _source_entries(ctx, server, engine)
+                + avro_sink_entries(ctx, server.url, GROUP)
+            )
         finally:
             engine.dispose()
 

@@ -73,7 +73,9 @@ class TableCache:
 
     def table_for(self, connection: sa.Connection, name: str, rows: Sequence[SinkRow]) -> sa.Table:
         """The table `rows` go to, created or evolved first when allowed and needed (committed at once:
-        DDL is not transactional on MariaDB anyway, and a created table must outlive a failed write)."""
+        DDL is not transactional on MariaDB anyway, and a created table must outlive a failed write).
+        `rows` are a run of the writer's: they all write the same columns, so the first row tells which
+        columns the table needs and their schemas."""
         table = self._tables.get(name)
         if table is None:
             table = self._reflect(connection, name)
@@ -81,7 +83,7 @@ class TableCache:
             if not self.auto_create:
                 raise ConnectError(f"Table {name} is missing and auto-creation is disabled")
             table = self._create(connection, name, rows)
-        missing = self._missing_columns(table, rows)
+        missing = self._missing_columns(table, rows[0])
         if missing:
             if not self.auto_evolve:
                 raise ConnectError(
@@ -98,18 +100,14 @@ class TableCache:
         return sa.Table(name, sa.MetaData(), autoload_with=connection)
 
     @staticmethod
-    def _missing_columns(table: sa.Table, rows: Sequence[SinkRow]) -> dict[str, Schema | None]:
-        missing: dict[str, Schema | None] = {}
-        for row in rows:
-            for column in row.values:
-                if column not in table.c and column not in missing:
-                    missing[column] = row.schemas.get(column)
-        return missing
+    def _missing_columns(table: sa.Table, row: SinkRow) -> dict[str, Schema | None]:
+        return {column: row.schemas.get(column) for column in row.values if column not in table.c}
 
     def _create(self, connection: sa.Connection, name: str, rows: Sequence[SinkRow]) -> sa.Table:
         first = rows[0]
         columns = []
-        for column, schema in _schemas_of(rows).items():
+        for column in first.values:
+            schema = first.schemas.get(column)
             key = column in first.key_columns
             if schema is None:
                 raise ConnectError(f"Cannot create table {name}: field {column} has no schema (records need schemas)")
@@ -151,11 +149,3 @@ class TableCache:
         reflected = self._reflect(connection, table.name)
         assert reflected is not None
         return reflected
-
-
-def _schemas_of(rows: Sequence[SinkRow]) -> dict[str, Schema | None]:
-    schemas: dict[str, Schema | None] = {}
-    for row in rows:
-        for column in row.values:
-            schemas.setdefault(column, row.schemas.get(column))
-    return schemas

@@ -1,5 +1,9 @@
 """`SqlSinkTask`: writes each put's records to the database in one transaction (see `sink_writer`).
 
+It takes batches (`put_batches`) with value columns: Avro values become rows straight from the decoded
+columns, and a `SinkRecord` is built only for a record it reports (`sink_batch_rows`). `put` takes
+records (a connector with transforms, older callers) and writes the same rows.
+
 Failures, as Confluent's JdbcSinkTask handles them:
 - a record that cannot become a row, or that the database refuses (wrong type, too long, a null key),
   goes to the errant record reporter (KIP-610) with the reason, so `errors.tolerance=all` sends it to
@@ -19,7 +23,7 @@ from collections.abc import Mapping, Sequence
 
 import sqlalchemy as sa
 
-from connect.api import Config, ConnectError, DataError, RetriableError, SinkRecord, SinkTask
+from connect.api import Config, ConnectError, DataError, RetriableError, SinkRecord, SinkRecordBatch, SinkTask
 from connectors._version import kconnect_version
 from connectors.sql.common_config import DB_TIMEZONE, connection_settings
 from connectors.sql.connection import (
@@ -30,16 +34,23 @@ from connectors.sql.connection import (
     db_timezone,
     describe_error,
 )
+from connectors.sql.sink_batch_rows import rows_of_batch
 from connectors.sql.sink_config import CONFIG_DEF, UPSERT, SinkSettings
-from connectors.sql.sink_rows import SinkRow, to_row
+from connectors.sql.sink_rows import Origin, SinkRow, record_at, to_row
 from connectors.sql.sink_statements import UPSERT_DIALECTS
 from connectors.sql.sink_writer import SinkWriter, is_connection_failure
 
 log = logging.getLogger(__name__)
 
 
+Refused = list[tuple[Origin, int, str]]
+"""Records that did not become rows, by where they are (see `SinkRow`), with the reason."""
+
+
 class SqlSinkTask(SinkTask):
     """Writes records as rows; see the module docstring."""
+
+    takes_value_columns = True
 
     def __init__(self) -> None:
         self._engine: sa.Engine | None = None
@@ -66,16 +77,34 @@ class SqlSinkTask(SinkTask):
     def put(self, records: Sequence[SinkRecord]) -> None:
         if not records:
             return
-        assert self._settings is not None and self._writer is not None
+        assert self._settings is not None
         rows: list[SinkRow] = []
-        refused: list[tuple[SinkRecord, str]] = []
+        refused: Refused = []
         for record in records:
             try:
                 rows.append(to_row(record, self._settings))
             except DataError as exc:
-                refused.append((record, str(exc)))
+                refused.append((record, 0, str(exc)))
+        self._write(rows, refused)
+
+    def put_batches(self, batches: Sequence[SinkRecordBatch]) -> None:
+        if not any(batches):
+            return
+        assert self._settings is not None
+        rows: list[SinkRow] = []
+        refused: Refused = []
+        for batch in batches:
+            made, failed = rows_of_batch(batch, self._settings)
+            rows += made
+            refused += [(batch, index, reason) for index, reason in failed]
+        self._write(rows, refused)
+
+    def _write(self, rows: list[SinkRow], refused: Refused) -> None:
+        """Writes `rows` in one transaction, then reports what was refused, before or by the database."""
+        assert self._settings is not None and self._writer is not None
         try:
-            refused += [(row.record, reason) for row, reason in self._writer.write(self._connected(), rows)]
+            written = self._writer.write(self._connected(), rows)
+            refused += [(row.origin, row.index, reason) for row, reason in written]
         except (sa.exc.DBAPIError, RetriableError) as exc:
             if isinstance(exc, sa.exc.DBAPIError) and not is_connection_failure(exc):
                 raise ConnectError(f"Writing to the database failed: {describe_error(exc)}") from exc
@@ -108,11 +137,12 @@ class SqlSinkTask(SinkTask):
         self.context.timeout(self._settings.retry_backoff_ms)
         raise RetriableError(reason) from exc
 
-    def _report(self, refused: list[tuple[SinkRecord, str]]) -> None:
+    def _report(self, refused: Refused) -> None:
         if not refused:
             return
         reporter = self.context.errant_record_reporter
-        for record, reason in refused:
+        for origin, index, reason in refused:
+            record = record_at(origin, index)
             error = DataError(f"Record {record.topic}-{record.kafka_partition}@{record.kafka_offset}: {reason}")
             if reporter is None:
                 raise error

@@ -1,12 +1,16 @@
 """AvroConverter in a worker, by Confluent's class name: datagen -> Avro -> Kafka -> file sink, with every
-record on the topic readable by confluent-kafka's AvroDeserializer; bad values under the error policy
-(dead letter queue or FAILED with the reason); a source task whose registry is down fails with the reason;
-a sink whose registry comes back within errors.retry.timeout loses nothing."""
+record on the topic readable by confluent-kafka's AvroDeserializer; Avro -> Kafka -> SQL sink (which takes
+the values as columns) with typed columns, upserts and a refused record in the dead letter queue; bad values
+under the error policy (dead letter queue or FAILED with the reason); a source task whose registry is down
+fails with the reason; a sink whose registry comes back within errors.retry.timeout loses nothing."""
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
+import sqlite3
 from collections.abc import Callable
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +20,15 @@ from confluent_kafka.schema_registry import SchemaRegistryClient
 from confluent_kafka.schema_registry.avro import AvroDeserializer
 from confluent_kafka.serialization import MessageField, SerializationContext
 
-from connect.api.data import INT64_SCHEMA, STRING_SCHEMA, Schema, Struct
+from connect.api.data import (
+    DATE_SCHEMA,
+    INT64_SCHEMA,
+    OPTIONAL_INT64_SCHEMA,
+    STRING_SCHEMA,
+    TIMESTAMP_SCHEMA,
+    Schema,
+    Struct,
+)
 from connect.runtime.converters.schema_registry.avro import AvroConverter
 from tests.fixtures.schema_registry.plugin import start_registry
 from tests.fixtures.schema_registry.server import LocalRegistry
@@ -89,6 +101,77 @@ def test_datagen_to_file_through_avro_keeps_every_record(
     converter = registry_converter(AvroConverter)
     expected = [str(v) for v in converter.to_connect_data_batch(topic, raw).values]  # type: ignore[union-attr]
     assert sink_file.read_text().splitlines() == expected
+
+
+def test_avro_values_reach_sql_rows_with_their_types_and_a_refused_one_the_dead_letter_queue(
+    kafka_bootstrap: str,
+    topic_factory: Callable[..., str],
+    schema_registry: LocalRegistry,
+    registry_converter: Callable[..., Any],
+    tmp_path: Path,
+) -> None:
+    topic, dlq = topic_factory(partitions=1), topic_factory(partitions=1)
+    schema = Schema.struct(
+        [
+            ("id", OPTIONAL_INT64_SCHEMA),
+            ("name", STRING_SCHEMA),
+            ("amount", Schema.decimal(2)),
+            ("day", DATE_SCHEMA),
+            ("at", TIMESTAMP_SCHEMA),
+        ],
+        name="shop.Order",
+    )
+    writer = registry_converter(AvroConverter)
+
+    def order(id_: int | None, name: str) -> bytes:
+        fields = {"id": id_, "name": name, "amount": Decimal("2.50") * (id_ or 0), "day": dt.date(2024, 3, id_ or 1)}
+        value = Struct(schema, {**fields, "at": dt.datetime(2024, 3, 1, 9, id_ or 0, 30, 250000, tzinfo=dt.UTC)})
+        return bytes(writer.from_connect_data(topic, schema, value))
+
+    values = [order(1, "ann"), order(2, "bob"), order(None, "no id"), order(3, "cid"), order(2, "bob again")]
+    producer = Producer({"bootstrap.servers": kafka_bootstrap})
+    for value in values:
+        producer.produce(topic, value)
+    assert producer.flush(30) == 0
+
+    db = tmp_path / "orders.db"
+
+    def rows() -> list[tuple[Any, ...]]:
+        try:
+            with sqlite3.connect(db) as connection:
+                return connection.execute("SELECT id, name, amount, day, at FROM orders ORDER BY id").fetchall()
+        except sqlite3.OperationalError:  # no table yet
+            return []
+
+    with running_worker(worker_props(kafka_bootstrap, tmp_path / "connect.offsets")) as (_, client):
+        create_connector(
+            client,
+            "avro-sql",
+            {
+                "connector.class": "io.confluent.connect.jdbc.JdbcSinkConnector",
+                "connection.url": f"jdbc:sqlite:{db}",
+                "topics": topic,
+                "table.name.format": "orders",
+                "insert.mode": "upsert",
+                "pk.mode": "record_value",
+                "pk.fields": "id",
+                "auto.create": "true",
+                "errors.tolerance": "all",
+                "errors.deadletterqueue.topic.name": dlq,
+                "errors.deadletterqueue.topic.replication.factor": "1",
+                **_avro_keys(schema_registry.url),
+            },
+        )
+        expected = [
+            (1, "ann", 2.5, "2024-03-01", "2024-03-01 09:01:30.250000"),
+            (2, "bob again", 5, "2024-03-02", "2024-03-01 09:02:30.250000"),
+            (3, "cid", 7.5, "2024-03-03", "2024-03-01 09:03:30.250000"),
+        ]
+        wait_until(lambda: rows() == expected, 60, "the three rows, key 2 with its last values", interval=0.5)
+        wait_until(lambda: read_topic(kafka_bootstrap, dlq, 1, "read_uncommitted"), 60, "the refused record")
+        assert all_running(client, "avro-sql", 1)
+
+    assert read_topic(kafka_bootstrap, dlq, 1, "read_uncommitted") == [values[2]], "the consumed bytes, as they came"
 
 
 def test_bad_values_go_to_the_dead_letter_queue_or_fail_the_task_with_the_reason(
