@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import shutil
 import socket
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -48,19 +50,74 @@ def broker_port() -> int:
     raise RuntimeError("no free ports for the benchmark broker")
 
 
+MEMORY_LOG_PARENT = Path("/dev/shm")
+MEMORY_LOG_PREFIX = "kconnect-bench-kafka-"
+STALE_UNSTARTED_S = 600
+MEMORY_LOG_MIN_FREE_BYTES = 8 << 30
+"""The in-memory log needs room for the largest topics a group keeps at once (a few GB) with margin."""
+IN_MEMORY_SETTINGS = {
+    # A deleted topic's files go at once, not a minute later: a full run deletes gigabytes a minute.
+    "log.segment.delete.delay.ms": 0,
+}
+
+
+def memory_log_parent() -> Path | None:
+    """A tmpfs with room for the broker's log, or None (the log then stays on disk with the run's files).
+
+    On disk, a full run's 1 KB rows write about a gigabyte a repetition, more than the page cache holds
+    back: the disk's writeback then paces the broker, differently for whichever system runs when it
+    starts, and the rows measure the disk. In memory they measure the systems."""
+    try:
+        stats = shutil.disk_usage(MEMORY_LOG_PARENT)
+    except OSError:
+        return None
+    return MEMORY_LOG_PARENT if stats.free >= MEMORY_LOG_MIN_FREE_BYTES else None
+
+
+def sweep_stale_memory_logs(parent: Path) -> None:
+    """Removes in-memory broker logs no broker runs from any more: what a harness killed with SIGKILL left
+    (its reaper ends the broker, but cannot know the directory)."""
+    for place in parent.glob(f"{MEMORY_LOG_PREFIX}*"):
+        cluster = LocalKafka.from_directory(place)
+        if cluster is None:
+            # Not started yet (another run's, in its first seconds) or never started: only an old one goes.
+            if time.time() - place.stat().st_mtime < STALE_UNSTARTED_S:
+                continue
+        elif any(node.running for node in cluster.status().nodes):
+            continue
+        log.info("removing the in-memory log of an earlier benchmark broker: %s", place.name)
+        shutil.rmtree(place, ignore_errors=True)
+
+
 @contextlib.contextmanager
 def dedicated_broker(directory: Path, security: str | None = None) -> Iterator[LocalKafka]:
-    """A one-node broker in `directory` on free ports, stopped whatever happens in the block.
+    """A one-node broker on free ports, stopped (and its in-memory log removed) whatever happens in the
+    block: in `directory`, or in a directory of its own on a tmpfs when there is one with room
+    (`memory_log_parent`), with topics' files deleted at once (`IN_MEMORY_SETTINGS`).
 
     `security` (`sasl_ssl` or `ssl`) adds a secured listener beside the PLAINTEXT one
     (`kconnect kafka start --security`); `secured_client_keys` gives a client's keys for it."""
-    cluster = LocalKafka(directory, nodes=1, port=broker_port(), heap="1g", security=security)
+    if MEMORY_LOG_PARENT.is_dir():
+        sweep_stale_memory_logs(MEMORY_LOG_PARENT)
+    parent = memory_log_parent()
+    place = Path(tempfile.mkdtemp(prefix=MEMORY_LOG_PREFIX, dir=parent)) if parent is not None else directory
+    settings = IN_MEMORY_SETTINGS if parent is not None else {}
+    cluster = LocalKafka(place, nodes=1, port=broker_port(), heap="1g", security=security, broker_settings=settings)
     try:
         cluster.start()
-        log.info("benchmark broker %s (Apache Kafka %s) is up", cluster.bootstrap_servers, cluster.version)
+        log.info(
+            "benchmark broker %s (Apache Kafka %s) is up, its log %s",
+            cluster.bootstrap_servers,
+            cluster.version,
+            "in memory" if parent is not None else "on disk",
+        )
         yield cluster
     finally:
-        cluster.stop()
+        try:
+            cluster.stop()
+        finally:
+            if parent is not None:
+                shutil.rmtree(place, ignore_errors=True)
 
 
 def secured_client_keys(cluster: LocalKafka) -> dict[str, str]:

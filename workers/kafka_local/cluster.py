@@ -12,6 +12,7 @@ import json
 import logging
 import shutil
 import subprocess
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -73,8 +74,10 @@ class LocalKafka:
         heap: str = "512m",
         start_timeout: float = 90.0,
         security: str | None = None,
+        broker_settings: Mapping[str, str | int] | None = None,
     ) -> None:
-        """`security`: `ssl` or `sasl_ssl` adds a secured listener to each node (`security.py`)."""
+        """`security`: `ssl` or `sasl_ssl` adds a secured listener to each node (`security.py`);
+        `broker_settings`: server.properties keys that replace or add to the defaults (`config.py`)."""
         if security is not None and security not in SECURITY_MODES:
             raise ValueError(f"security must be one of {', '.join(SECURITY_MODES)}, not {security}")
         self.security = security
@@ -83,6 +86,7 @@ class LocalKafka:
         self.cache = cache
         self.heap = heap
         self.start_timeout = start_timeout
+        self.broker_settings = dict(broker_settings or {})
         self.specs = config.layout(self.directory, nodes, port, controller_port)
 
     @property
@@ -239,7 +243,9 @@ class LocalKafka:
             files.client_properties.chmod(0o600)
         for spec in self.specs:
             spec.logs_dir.mkdir(parents=True, exist_ok=True)
-            (spec.directory / "server.properties").write_text(config.server_properties(spec, self.specs, files))
+            (spec.directory / "server.properties").write_text(
+                config.server_properties(spec, self.specs, files, self.broker_settings)
+            )
             (spec.directory / "log4j2.properties").write_text(config.log4j2_properties(spec))
 
         def format_args(spec: config.NodeSpec) -> list[str]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -68,8 +69,14 @@ def new_cluster_id() -> str:
             return cluster_id
 
 
-def server_properties(spec: NodeSpec, specs: list[NodeSpec], security: SecurityFiles | None = None) -> str:
-    """`security`: add the secured listener (`security.py`) beside the PLAINTEXT one."""
+def server_properties(
+    spec: NodeSpec,
+    specs: list[NodeSpec],
+    security: SecurityFiles | None = None,
+    overrides: Mapping[str, str | int] | None = None,
+) -> str:
+    """`security`: add the secured listener (`security.py`) beside the PLAINTEXT one; `overrides`: broker
+    settings that replace or add to these."""
     nodes = len(specs)
     # Internal topics get RF = node count so transactions and group offsets survive a node loss on
     # three nodes; their min ISR of 2 still leaves room for one node down.
@@ -108,6 +115,7 @@ def server_properties(spec: NodeSpec, specs: list[NodeSpec], security: SecurityF
         "num.io.threads": 2,
         "num.recovery.threads.per.data.dir": 1,
         "log.cleaner.threads": 1,
+        **(overrides or {}),
     }
     lines = [f"# Written by `kconnect kafka start` for node {spec.node_id} of {nodes}; rewritten on every start."]
     lines += [f"{key}={value}" for key, value in settings.items()]

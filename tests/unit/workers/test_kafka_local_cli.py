@@ -127,6 +127,16 @@ def test_one_node_internal_topics_fit_one_node(tmp_path: Path) -> None:
     assert props["min.insync.replicas"] == "1"
 
 
+def test_broker_settings_given_replace_or_add_to_the_defaults(tmp_path: Path) -> None:
+    specs = layout(tmp_path, nodes=1, port=9092)
+    props = properties(
+        server_properties(specs[0], specs, overrides={"num.io.threads": 4, "log.segment.delete.delay.ms": 0})
+    )
+
+    assert props["num.io.threads"] == "4" and props["log.segment.delete.delay.ms"] == "0"
+    assert props["num.network.threads"] == "2", "the other defaults stay"
+
+
 def test_layout_rejects_overlapping_ports(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="overlap"):
         layout(tmp_path, nodes=3, port=9092, controller_port=9093)
