@@ -43,7 +43,11 @@ STATIC_TOKEN = "STATIC_TOKEN"
 OAUTHBEARER = "OAUTHBEARER"
 SUPPORTED_SOURCES = (STATIC_TOKEN, OAUTHBEARER)
 # Defaults of the keys that confluent-kafka's client has no use for (Confluent's `SchemaRegistryClientConfig`).
-_NOT_APPLIED_DEFAULTS: dict[str, Any] = {SCOPE_CLAIM_NAME: "scope", SUB_CLAIM_NAME: "sub", CACHE_EXPIRY_BUFFER_SECONDS: 300}
+_NOT_APPLIED_DEFAULTS: dict[str, Any] = {
+    SCOPE_CLAIM_NAME: "scope",
+    SUB_CLAIM_NAME: "sub",
+    CACHE_EXPIRY_BUFFER_SECONDS: 300,
+}
 
 
 def _supported_source(name: str, value: Any) -> None:

@@ -56,7 +56,9 @@ def _checks_host_name(configs: Mapping[str, Any]) -> bool:
     if algorithm.lower() == "https":
         return True
     if algorithm:
-        raise invalid_value(ENDPOINT_IDENTIFICATION, value, "https (check the host name) or empty (do not) are supported")
+        raise invalid_value(
+            ENDPOINT_IDENTIFICATION, value, "https (check the host name) or empty (do not) are supported"
+        )
     log.warning(
         "%s is empty: the Schema Registry's host name is not checked against its certificate "
         "(the certificate is still verified against the trust store)",
