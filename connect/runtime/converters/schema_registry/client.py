@@ -14,6 +14,7 @@ are imported here, on first use, so a worker that never configures such a conver
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import importlib
 import ssl
@@ -73,6 +74,11 @@ def _references(schema: Any) -> tuple[tuple[str, str, int], ...]:
     return tuple((str(r.name), str(r.subject), int(r.version)) for r in (schema.references or ()))
 
 
+def _user_info(url: str) -> str | None:
+    parts = urlsplit(url)
+    return f"{parts.username}:{parts.password}" if parts.password else None
+
+
 def _shown_urls(urls: tuple[str, ...]) -> str:
     """The URLs without any user:password@ in them."""
     shown = []
@@ -128,8 +134,11 @@ class RegistryClient:
         self._shown = _shown_urls(settings.urls)
         bearer = settings.bearer
         self._issuer = _shown_urls((bearer.issuer_url,)) if bearer is not None and bearer.issuer_url else ""
+        basic = [settings.user_info, *(_user_info(u) for u in settings.urls)]
         passwords = (
-            settings.user_info,
+            *basic,
+            # A server that echoes the Authorization header it refused would show basic credentials encoded.
+            *(base64.b64encode(info.encode()).decode() for info in basic if info),
             (tls or {}).get("ssl.key.password"),
             *(urlsplit(u).password for u in settings.urls),
             *(bearer.secrets if bearer is not None else ()),

@@ -112,6 +112,8 @@ def test_a_refused_login_is_a_data_error_without_the_password(registry: str) -> 
             }
         )
     assert PASSWORD not in str(refused.value) and "wrong" not in str(refused.value)
+    encoded = base64.b64encode(f"{USER}:wrong-{PASSWORD}".encode()).decode()
+    assert encoded not in str(refused.value) and "Basic [hidden]" in str(refused.value)
     assert _Registry.seen and _Registry.seen[0] is not None
 
 

@@ -13,7 +13,7 @@ import pytest
 
 from connect.api import SourceConnector, SourceTask
 from connect.api.config import ConfigDef
-from connect.api.errors import ConfigError
+from connect.api.errors import ConfigError, RetriableError
 from connect.runtime.config_providers.loader import ConfigProviders
 from connect.runtime.config_providers.redaction import SecretRedactor
 from connect.runtime.config_providers.transformer import ConfigTransformer
@@ -25,6 +25,7 @@ from connect.runtime.converters.schema_registry.registry_tls import RegistryTls
 from connect.runtime.converters.schema_registry.settings import RegistrySettings, registry_config_def
 from connect.runtime.plugins import PluginRegistry
 from connect.runtime.validation import validate_connector_config
+from tests.fixtures.tcp_ports import free_port
 
 TOKEN, SECRET = "static-t0ken", "client-s3cret"
 URL = {"schema.registry.url": "http://registry:8081"}
@@ -231,3 +232,17 @@ def test_a_session_that_uses_another_tls_context_is_refused() -> None:
         assert rest.verify.check_hostname
     finally:
         client.close()
+
+
+def test_a_token_endpoint_that_cannot_be_reached_is_retriable_and_hides_the_secret() -> None:
+    converter = AvroConverter()
+    port = free_port()
+    converter.configure(
+        {**OAUTH, "bearer.auth.issuer.endpoint.url": f"http://127.0.0.1:{port}/token", "max.retries": "0"}, False
+    )
+    try:
+        with pytest.raises(RetriableError, match=f"no OAuth token from http://127.0.0.1:{port}/token") as raised:
+            converter.to_connect_data("orders", b"\x00\x00\x00\x00\x01\x02k")
+        assert SECRET not in str(raised.value)
+    finally:
+        converter.close()
