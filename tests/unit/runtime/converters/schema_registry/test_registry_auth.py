@@ -128,10 +128,11 @@ def test_a_static_bearer_token_is_sent_with_the_confluent_cloud_headers(registry
         }
     )
     assert read.value == "k"
-    [headers] = _Registry.headers_seen
-    assert headers["Authorization"] == f"Bearer {TOKEN}"
-    assert headers["target-sr-cluster"] == "lsrc-42"
-    assert headers["Confluent-Identity-Pool-Id"] == "pool-1,pool-2"
+    assert _Registry.headers_seen  # the schema by id, then its version under the subject
+    for headers in _Registry.headers_seen:
+        assert headers["Authorization"] == f"Bearer {TOKEN}"
+        assert headers["target-sr-cluster"] == "lsrc-42"
+        assert headers["Confluent-Identity-Pool-Id"] == "pool-1,pool-2"
 
 
 def test_a_refused_bearer_token_is_a_data_error_without_the_token(registry: str) -> None:
