@@ -1,6 +1,8 @@
 """`schema.registry.ssl.*`: a registry on HTTPS is reached with Java-style PKCS12 or PEM trust and key
 stores; a trust store without the registry's CA fails with the reason; the converter leaves no key
-material behind. (The test registry cannot require client certificates: its build fixes client-auth
+material behind; a certificate that does not name the URL's host is refused unless
+`schema.registry.ssl.endpoint.identification.algorithm` is empty, and even then only a trusted one is taken.
+(The test registry cannot require client certificates: its build fixes client-auth
 to none, so that the key store is sent is not checked by the server here.)"""
 
 from __future__ import annotations
@@ -90,5 +92,56 @@ def test_a_trust_store_without_the_registrys_ca_fails_with_the_reason(
     try:
         with pytest.raises(RetriableError, match=r"could not be reached.*CERTIFICATE_VERIFY_FAILED"):
             _round_trip(converter)
+    finally:
+        converter.close()
+
+
+def _by_an_uncertified_name(registry: LocalRegistry) -> str:
+    """The registry's URL with a host its certificate does not name (it names 127.0.0.1, not localhost)."""
+    return registry.url.replace("127.0.0.1", "localhost")
+
+
+def test_a_certificate_not_naming_the_host_is_refused_unless_the_host_name_check_is_off(
+    https_schema_registry: tuple[LocalRegistry, TlsFiles],
+) -> None:
+    registry, files = https_schema_registry
+    trust = {
+        "schema.registry.url": _by_an_uncertified_name(registry),
+        "schema.registry.ssl.truststore.location": str(files.ca_pem),
+    }
+    checked = _configured(registry, **trust)
+    try:
+        with pytest.raises(RetriableError, match=r"could not be reached.*Hostname mismatch.*'localhost'"):
+            _round_trip(checked)
+    finally:
+        checked.close()
+
+    unchecked = _configured(registry, **trust, **{"schema.registry.ssl.endpoint.identification.algorithm": ""})
+    try:
+        assert _round_trip(unchecked).get("id") == 42
+    finally:
+        unchecked.close()
+
+
+def test_without_the_host_name_check_an_untrusted_ca_is_still_refused(
+    https_schema_registry: tuple[LocalRegistry, TlsFiles],
+) -> None:
+    registry, files = https_schema_registry
+    converter = _configured(
+        registry,
+        **{
+            "schema.registry.url": _by_an_uncertified_name(registry),
+            "schema.registry.ssl.truststore.location": str(files.other_ca_pem),
+            "schema.registry.ssl.endpoint.identification.algorithm": "",
+        },
+    )
+    try:
+        # The registry sends its CA with its certificate: a chain ending in a CA the trust store lacks.
+        with pytest.raises(
+            RetriableError,
+            match=r"could not be reached.*CERTIFICATE_VERIFY_FAILED.*self-signed certificate in certificate chain",
+        ) as refused:
+            _round_trip(converter)
+        assert "Hostname mismatch" not in str(refused.value)
     finally:
         converter.close()

@@ -1,5 +1,6 @@
-"""Certificates made at test time: a CA, a server certificate for localhost/127.0.0.1 and a client
-certificate, written as PKCS12 and PEM stores the way Kafka users keep them (and a JKS one with keytool)."""
+"""Certificates made at test time: a CA, a server certificate for localhost/127.0.0.1 (or other DNS names
+and 127.0.0.1) and a client certificate, written as PKCS12 and PEM stores the way Kafka users keep them
+(and a JKS one with keytool)."""
 
 from __future__ import annotations
 
@@ -64,7 +65,7 @@ def _ca(common_name: str) -> Identity:
     return Identity(key, cert)
 
 
-def _leaf(ca: Identity, common_name: str, *, server: bool) -> Identity:
+def _leaf(ca: Identity, common_name: str, *, server: bool, dns_names: tuple[str, ...] = ("localhost",)) -> Identity:
     import ipaddress
 
     key = ec.generate_private_key(ec.SECP256R1())
@@ -89,7 +90,9 @@ def _leaf(ca: Identity, common_name: str, *, server: bool) -> Identity:
     )
     if server:
         builder = builder.add_extension(
-            x509.SubjectAlternativeName([x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+            x509.SubjectAlternativeName(
+                [*(x509.DNSName(name) for name in dns_names), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]
+            ),
             critical=False,
         )
     return Identity(key, builder.sign(ca.key, hashes.SHA256()))
@@ -116,9 +119,12 @@ def _p12(identity: Identity, ca: Identity) -> bytes:
     )
 
 
-def make_tls_files(directory: Path) -> TlsFiles:
+def make_tls_files(directory: Path, server_dns_names: tuple[str, ...] = ("localhost",)) -> TlsFiles:
+    """`server_dns_names`: the DNS names of the server certificate (which always names 127.0.0.1 too)."""
     ca, other_ca = _ca("kconnect test CA"), _ca("another CA")
-    server, client = _leaf(ca, "localhost", server=True), _leaf(ca, "client", server=False)
+    server_name = server_dns_names[0] if server_dns_names else "127.0.0.1"
+    server = _leaf(ca, server_name, server=True, dns_names=server_dns_names)
+    client = _leaf(ca, "client", server=False)
     rogue = _leaf(other_ca, "rogue", server=False)
     files = TlsFiles(
         ca_pem=directory / "ca.pem",

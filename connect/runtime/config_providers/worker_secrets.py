@@ -76,7 +76,8 @@ class WorkerSecrets:
             self._on_change(name)
 
 
-# Client secrets Kafka types PASSWORD, by their un-prefixed names.
+# Client secrets Kafka types PASSWORD, by their un-prefixed names; with those Confluent's Schema Registry
+# serde configs type PASSWORD (under `key.converter.` / `value.converter.`).
 CLIENT_SECRETS = frozenset(
     {
         "sasl.jaas.config",
@@ -87,6 +88,9 @@ CLIENT_SECRETS = frozenset(
         "ssl.truststore.password",
         "ssl.keystore.key",
         "ssl.key.pem",
+        "basic.auth.user.info",
+        "bearer.auth.token",
+        "bearer.auth.client.secret",
     }
 )
 

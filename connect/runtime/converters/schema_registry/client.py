@@ -1,10 +1,12 @@
 """The converters' view of a Schema Registry: confluent-kafka's `SchemaRegistryClient` (its HTTP client
-with the several URLs, basic auth, retries and caches) behind a few calls that raise kconnect's errors.
+with the several URLs, basic and bearer auth, retries and caches) behind a few calls that raise kconnect's
+errors.
 
-A registry that cannot be reached, or answers 408, 429 or 5xx after the client's retries, raises
-`RegistryUnavailableError` (a `RetriableError`: the task's `errors.retry.timeout` applies, then its
-`errors.tolerance`); any other refusal is a `DataError` carrying the registry's own message. Neither
-message ever holds credentials: only the host and path of the URLs are named.
+A registry (or OAuth token endpoint) that cannot be reached, or answers 408, 429 or 5xx after the client's
+retries, raises `RegistryUnavailableError` (a `RetriableError`: the task's `errors.retry.timeout` applies,
+then its `errors.tolerance`); any other refusal, a token endpoint's included, is a `DataError` carrying the
+server's own message. No message ever holds credentials: only the host and path of the URLs are named, and
+passwords, tokens and client secrets are replaced by `[hidden]`.
 
 One instance per converter, used by its task's thread only. confluent-kafka's Schema Registry modules
 are imported here, on first use, so a worker that never configures such a converter never loads them.
@@ -12,14 +14,17 @@ are imported here, on first use, so a worker that never configures such a conver
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import importlib
+import ssl
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
 from connect.api.errors import ConfigError, DataError, RetriableError
+from connect.runtime.converters.schema_registry.registry_tls import ENDPOINT_IDENTIFICATION
 from connect.runtime.converters.schema_registry.settings import RegistrySettings
 
 EXTRA_HINT = "the Schema Registry converters need kconnect's `registry` extra: pip install 'kconnect[registry]'"
@@ -69,6 +74,11 @@ def _references(schema: Any) -> tuple[tuple[str, str, int], ...]:
     return tuple((str(r.name), str(r.subject), int(r.version)) for r in (schema.references or ()))
 
 
+def _user_info(url: str) -> str | None:
+    parts = urlsplit(url)
+    return f"{parts.username}:{parts.password}" if parts.password else None
+
+
 def _shown_urls(urls: tuple[str, ...]) -> str:
     """The URLs without any user:password@ in them."""
     shown = []
@@ -78,18 +88,60 @@ def _shown_urls(urls: tuple[str, ...]) -> str:
     return ", ".join(shown)
 
 
+class _NoSuchError(Exception):
+    """Stands for an error type the installed confluent-kafka does not have."""
+
+
+def _ssl_context_of(transport: Any) -> Any:
+    return getattr(getattr(transport, "_pool", None), "_ssl_context", None)
+
+
+def _skip_host_name_check(client: Any) -> None:
+    """Turn off the check of the registry's host name, keeping the check of its certificate chain.
+
+    confluent-kafka's client has no setting for it (`ssl.ca.location=False` turns off all verification). Its
+    REST client builds one `ssl.SSLContext` from the `ssl.*` settings (`verify`) and hands that object to its
+    httpx session, whose transports open connections from it only when a request is sent: clearing
+    `check_hostname` on it now applies to every connection. A client that keeps no such context, or whose
+    session's transports use another one, is refused rather than left checking host names silently.
+    """
+    rest = getattr(client, "_rest_client", None)
+    context = getattr(rest, "verify", None)
+    session = getattr(rest, "session", None)
+    transports = [getattr(session, "_transport", None), *(getattr(session, "_mounts", None) or {}).values()]
+    used = [_ssl_context_of(transport) for transport in transports if transport is not None]
+    if not isinstance(context, ssl.SSLContext) or not used or any(found is not context for found in used):
+        version = import_optional("confluent_kafka").version()[0]
+        raise ConfigError(
+            f"{ENDPOINT_IDENTIFICATION} empty (no check of the registry's host name) is not supported with "
+            f"confluent-kafka {version}: its Schema Registry client does not expose the TLS context its HTTP "
+            f"session uses. Give the registry a certificate for the host name in schema.registry.url instead."
+        )
+    context.check_hostname = False  # verify_mode stays CERT_REQUIRED: the chain is still checked
+
+
 class RegistryClient:
-    def __init__(self, settings: RegistrySettings, tls: Mapping[str, str] | None = None) -> None:
-        """`tls`: the client's TLS settings (`RegistryTls.client_conf`)."""
+    def __init__(
+        self, settings: RegistrySettings, tls: Mapping[str, str] | None = None, *, check_host_name: bool = True
+    ) -> None:
+        """`tls`: the client's TLS settings (`RegistryTls.client_conf`); `check_host_name` False: the registry's
+        certificate need not name its host (`RegistryTls.check_host_name`)."""
         registry = import_optional("confluent_kafka.schema_registry")
         error_module = import_optional("confluent_kafka.schema_registry.error")
         self._schema_type = registry.Schema
         self._error_type: type[Exception] = error_module.SchemaRegistryError
+        self._token_error_type: type[Exception] = getattr(error_module, "OAuthTokenError", _NoSuchError)
         self._shown = _shown_urls(settings.urls)
+        bearer = settings.bearer
+        self._issuer = _shown_urls((bearer.issuer_url,)) if bearer is not None and bearer.issuer_url else ""
+        basic = [settings.user_info, *(_user_info(u) for u in settings.urls)]
         passwords = (
-            settings.user_info,
+            *basic,
+            # A server that echoes the Authorization header it refused would show basic credentials encoded.
+            *(base64.b64encode(info.encode()).decode() for info in basic if info),
             (tls or {}).get("ssl.key.password"),
             *(urlsplit(u).password for u in settings.urls),
+            *(bearer.secrets if bearer is not None else ()),
         )
         self._secrets = [secret for secret in passwords if secret]
         conf: dict[str, Any] = {
@@ -102,12 +154,20 @@ class RegistryClient:
         }
         if settings.user_info is not None:
             conf["basic.auth.user.info"] = settings.user_info
+        if bearer is not None:
+            conf.update(bearer.client_conf())
         conf.update(tls or {})
         try:
             # `mock://` URLs give confluent-kafka's in-memory registry (the unit tests use it).
             self._client = registry.SchemaRegistryClient.new_client(conf)
         except (ValueError, TypeError, OSError) as exc:  # OSError: a TLS file the client could not load
             raise ConfigError(f"Invalid Schema Registry client settings: {self._scrubbed(str(exc))}") from None
+        if not check_host_name:
+            try:
+                _skip_host_name_check(self._client)
+            except ConfigError:
+                self.close()
+                raise
         self.normalize = settings.normalize
 
     def close(self) -> None:
@@ -183,12 +243,24 @@ class RegistryClient:
             raise RegistryRefusedError(text, status, code) from None
         except (DataError, RetriableError):
             raise
+        except self._token_error_type as exc:
+            raise self._token_failure(what, exc) from None
         except Exception as exc:
             # The HTTP client's transport errors (connection refused, timeouts, TLS) after its retries.
             raise RegistryUnavailableError(
                 f"Schema Registry ({self._shown}) could not be reached for {what}: "
                 f"{type(exc).__name__}: {self._scrubbed(str(exc))}"
             ) from None
+
+    def _token_failure(self, what: str, exc: Exception) -> Exception:
+        """confluent-kafka's OAuthTokenError, raised from the token endpoint's answer (an OAuth error, a
+        refusal) or from the HTTP client's failure to reach it (then retriable)."""
+        cause = exc.__context__
+        message = self._scrubbed(str(getattr(exc, "message", None) or exc))
+        text = f"Schema Registry ({self._shown}): no OAuth token from {self._issuer} for {what}: {message}"
+        if any(kind.__name__ in {"TransportError", "TimeoutException"} for kind in type(cause).__mro__):
+            return RegistryUnavailableError(text)
+        return RegistryRefusedError(text, 401, -1)
 
     def _scrubbed(self, text: str) -> str:
         for secret in self._secrets:

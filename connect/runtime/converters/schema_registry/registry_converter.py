@@ -122,7 +122,7 @@ class RegistryConverter(Converter, abc.ABC):
         self._configure_format(configs, self._settings)
         self.close()
         self._tls = RegistryTls(configs)
-        self._client = RegistryClient(self._settings, self._tls.client_conf)
+        self._client = RegistryClient(self._settings, self._tls.client_conf, check_host_name=self._tls.check_host_name)
         self._writers.clear()
         self._readers.clear()
         self._last_writer = None

@@ -4,8 +4,12 @@ takes them: PEM files by path (`ssl.ca.location`, `ssl.certificate.location`, `s
 A PEM trust or key store is handed over as it is. A PKCS12 one is read here and written as PEM into a
 private directory (mode 0700) that `RegistryTls.close` removes: the trust store's certificates, and the
 key store's chain with its key encrypted under a random password that only this process knows. JKS
-cannot be read (ConfigError with the `keytool` command that converts it). The client always checks the
-server's host name: `schema.registry.ssl.endpoint.identification.algorithm` empty is warned about.
+cannot be read (ConfigError with the `keytool` command that converts it).
+
+`schema.registry.ssl.endpoint.identification.algorithm` keeps Java's meaning: `https` (the default) checks the
+registry's host name against its certificate, empty does not (logged as a warning; the certificate chain is
+still verified against the trust store: `RegistryClient` turns off only the host name check). Other values
+are refused.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from typing import Any
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.serialization import pkcs12
 
-from connect.api.config import Password
+from connect.api.config import Password, invalid_value
 from connect.api.errors import ConfigError
 from connect.runtime.kafka_client_tls import pkcs12_certificates, store_kind
 
@@ -46,17 +50,30 @@ def _text(configs: Mapping[str, Any], key: str) -> str | None:
     return text.strip() or None
 
 
+def _checks_host_name(configs: Mapping[str, Any]) -> bool:
+    value = configs.get(ENDPOINT_IDENTIFICATION)
+    algorithm = "https" if value is None else str(value).strip()
+    if algorithm.lower() == "https":
+        return True
+    if algorithm:
+        raise invalid_value(
+            ENDPOINT_IDENTIFICATION, value, "https (check the host name) or empty (do not) are supported"
+        )
+    log.warning(
+        "%s is empty: the Schema Registry's host name is not checked against its certificate "
+        "(the certificate is still verified against the trust store)",
+        ENDPOINT_IDENTIFICATION,
+    )
+    return False
+
+
 class RegistryTls:
     """The client settings for one converter's `schema.registry.ssl.*` keys, and the files made for them."""
 
     def __init__(self, configs: Mapping[str, Any]) -> None:
         self.client_conf: dict[str, str] = {}
+        self.check_host_name = _checks_host_name(configs)
         self._directory: Path | None = None
-        if configs.get(ENDPOINT_IDENTIFICATION) is not None and not str(configs[ENDPOINT_IDENTIFICATION]).strip():
-            log.warning(
-                "%s is empty, but the Schema Registry client always checks the registry's host name",
-                ENDPOINT_IDENTIFICATION,
-            )
         try:
             self._trust(configs)
             self._keys(configs)

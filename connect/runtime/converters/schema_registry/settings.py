@@ -7,9 +7,12 @@ import enum
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 from connect.api.config import NO_DEFAULT, ConfigDef, ConfigType, Importance, Password, Range, ValidString
 from connect.api.errors import ConfigError
+from connect.runtime.converters.schema_registry.bearer_auth import CREDENTIALS_SOURCE as BEARER_CREDENTIALS_SOURCE
+from connect.runtime.converters.schema_registry.bearer_auth import BearerAuth, define_bearer_keys
 from connect.runtime.converters.schema_registry.subjects import SubjectNameStrategy
 
 SCHEMA_REGISTRY_URL = "schema.registry.url"
@@ -42,7 +45,7 @@ class CredentialsSource(enum.Enum):
 
 def registry_config_def() -> ConfigDef:
     group = "Schema Registry"
-    return (
+    config_def = (
         ConfigDef()
         .define(
             SCHEMA_REGISTRY_URL,
@@ -263,7 +266,8 @@ def registry_config_def() -> ConfigDef:
             "https",
             None,
             Importance.LOW,
-            "Accepted for Confluent's configs; the registry's host name is always checked.",
+            "https: check the registry's host name against its certificate; empty: do not (the certificate "
+            "is still verified against the trust store).",
             group=group,
         )
         .define(
@@ -295,12 +299,14 @@ def registry_config_def() -> ConfigDef:
             group=group,
         )
     )
+    return define_bearer_keys(config_def, group)
 
 
 @dataclass(frozen=True)
 class RegistrySettings:
     urls: tuple[str, ...]
     user_info: str | None
+    bearer: BearerAuth | None
     auto_register: bool
     use_latest_version: bool
     latest_compatibility_strict: bool
@@ -322,6 +328,7 @@ class RegistrySettings:
         urls = tuple(u.strip() for u in values[SCHEMA_REGISTRY_URL] if u.strip())
         if not urls:
             raise ConfigError(f'Missing required configuration "{SCHEMA_REGISTRY_URL}" which has no default value.')
+        bearer = _bearer(configs, values, urls)
         source = values[BASIC_AUTH_CREDENTIALS_SOURCE]
         if source == "SASL_INHERIT":
             raise ConfigError(f"{BASIC_AUTH_CREDENTIALS_SOURCE}=SASL_INHERIT is not supported; use USER_INFO or URL")
@@ -339,6 +346,7 @@ class RegistrySettings:
         return cls(
             urls=urls,
             user_info=user_info,
+            bearer=bearer,
             auto_register=values[AUTO_REGISTER_SCHEMAS],
             use_latest_version=values[USE_LATEST_VERSION],
             latest_compatibility_strict=values[LATEST_COMPATIBILITY_STRICT],
@@ -353,3 +361,21 @@ class RegistrySettings:
             retries_wait_ms=values[RETRIES_WAIT_MS],
             retries_max_wait_ms=values[RETRIES_MAX_WAIT_MS],
         )
+
+
+def _bearer(configs: Mapping[str, Any], values: Mapping[str, Any], urls: tuple[str, ...]) -> BearerAuth | None:
+    """Bearer authentication, alone: Confluent's `RestService` refuses a basic and a bearer credentials source
+    set together; credentials in a URL would be sent as basic authentication and override the token."""
+    bearer = BearerAuth.parse(values)
+    if bearer is None:
+        return None
+    if str(configs.get(BASIC_AUTH_CREDENTIALS_SOURCE) or "").strip():
+        raise ConfigError(
+            f"Only one of '{BASIC_AUTH_CREDENTIALS_SOURCE}' and '{BEARER_CREDENTIALS_SOURCE}' may be specified"
+        )
+    if any(urlsplit(url).username or urlsplit(url).password for url in urls):
+        raise ConfigError(
+            f"{SCHEMA_REGISTRY_URL} holds user:password@ credentials, which cannot be combined with "
+            f"{BEARER_CREDENTIALS_SOURCE}"
+        )
+    return bearer

@@ -1,6 +1,7 @@
-"""What the converter sends a registry for basic authentication, seen by a loopback HTTP server that answers
-like a registry requiring it (Apicurio, the integration tests' registry, takes basic credentials only
-through an OIDC server, which these machines lack)."""
+"""What the converter sends a registry for basic and bearer authentication, seen by a loopback HTTP server
+that answers like a registry requiring it (Apicurio, the integration tests' registry, takes basic
+credentials only through an OIDC server, which these machines lack; tests/integration/
+test_registry_bearer_auth.py puts it behind a gateway for bearer tokens)."""
 
 from __future__ import annotations
 
@@ -18,14 +19,17 @@ from connect.api.errors import DataError
 from connect.runtime.converters.schema_registry.avro import AvroConverter
 
 USER, PASSWORD = "alice", "s3cret"
+TOKEN = "t0ken-5e1f"
 # The Avro binary of the string "k" under schema id 1.
 FRAMED = b"\x00\x00\x00\x00\x01\x02k"
 
 
 class _Registry(BaseHTTPRequestHandler):
-    """Answers GET /schemas/ids/1 with the schema "string" to requests with alice's credentials, 401 else."""
+    """Answers GET /schemas/ids/1 with the schema "string" to requests with alice's credentials or TOKEN,
+    401 else."""
 
     seen: list[str | None] = []
+    headers_seen: list[dict[str, str]] = []
 
     def _answer(self, status: int, body: dict[str, Any]) -> None:
         data = json.dumps(body).encode()
@@ -38,9 +42,11 @@ class _Registry(BaseHTTPRequestHandler):
     def _authorized(self) -> bool:
         header = self.headers.get("Authorization")
         self.seen.append(header)
-        expected = "Basic " + base64.b64encode(f"{USER}:{PASSWORD}".encode()).decode()
-        if header != expected:
-            self._answer(401, {"error_code": 401, "message": "Unauthorized"})
+        self.headers_seen.append(dict(self.headers.items()))
+        basic = "Basic " + base64.b64encode(f"{USER}:{PASSWORD}".encode()).decode()
+        if header not in (basic, f"Bearer {TOKEN}"):
+            # Echoes what it got, as some gateways do: the converter must still hide the secret.
+            self._answer(401, {"error_code": 401, "message": f"Unauthorized: {header}"})
             return False
         return True
 
@@ -63,6 +69,7 @@ def registry() -> Iterator[str]:
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     _Registry.seen = []
+    _Registry.headers_seen = []
     try:
         yield f"127.0.0.1:{server.server_address[1]}"
     finally:
@@ -105,4 +112,37 @@ def test_a_refused_login_is_a_data_error_without_the_password(registry: str) -> 
             }
         )
     assert PASSWORD not in str(refused.value) and "wrong" not in str(refused.value)
+    encoded = base64.b64encode(f"{USER}:wrong-{PASSWORD}".encode()).decode()
+    assert encoded not in str(refused.value) and "Basic [hidden]" in str(refused.value)
     assert _Registry.seen and _Registry.seen[0] is not None
+
+
+def test_a_static_bearer_token_is_sent_with_the_confluent_cloud_headers(registry: str) -> None:
+    read = _read(
+        {
+            "schema.registry.url": f"http://{registry}",
+            "bearer.auth.credentials.source": "STATIC_TOKEN",
+            "bearer.auth.token": TOKEN,
+            "bearer.auth.logical.cluster": "lsrc-42",
+            "bearer.auth.identity.pool.id": "pool-1,pool-2",
+        }
+    )
+    assert read.value == "k"
+    assert _Registry.headers_seen  # the schema by id, then its version under the subject
+    for headers in _Registry.headers_seen:
+        assert headers["Authorization"] == f"Bearer {TOKEN}"
+        assert headers["target-sr-cluster"] == "lsrc-42"
+        assert headers["Confluent-Identity-Pool-Id"] == "pool-1,pool-2"
+
+
+def test_a_refused_bearer_token_is_a_data_error_without_the_token(registry: str) -> None:
+    with pytest.raises(DataError, match="HTTP 401") as refused:
+        _read(
+            {
+                "schema.registry.url": f"http://{registry}",
+                "bearer.auth.credentials.source": "STATIC_TOKEN",
+                "bearer.auth.token": f"{TOKEN}-revoked",
+            }
+        )
+    assert TOKEN not in str(refused.value)
+    assert _Registry.seen == [f"Bearer {TOKEN}-revoked"]
