@@ -36,6 +36,8 @@ class GatedTask(SourceTask):
     failing: ClassVar[set[str]] = set()
     stop_gate: ClassVar[threading.Event | None] = None
     stopping: ClassVar[threading.Event] = threading.Event()
+    parked: ClassVar[threading.Semaphore] = threading.Semaphore(0)
+    """Released by each task thread as it starts waiting for the gate in `poll`."""
 
     def start(self, props: Mapping[str, str]) -> None:
         self.number = props["n"]
@@ -46,6 +48,7 @@ class GatedTask(SourceTask):
             raise RuntimeError("task failure on purpose")
         gate = GatedTask.stop_gate
         if gate is not None and not gate.is_set():
+            GatedTask.parked.release()
             gate.wait(10)  # the task thread can report nothing (no UNASSIGNED on its way out) until it opens
         self.stopped.wait(0.01)
         return None
@@ -81,6 +84,7 @@ def client() -> Iterator[AsgiClient]:
     GatedTask.failing.clear()
     GatedTask.stop_gate = None
     GatedTask.stopping.clear()
+    GatedTask.parked = threading.Semaphore(0)
     config = WorkerConfig.from_props(
         {"key.converter": "StringConverter", "value.converter": "StringConverter", "offset.flush.interval.ms": "60000"}
     )
@@ -164,6 +168,8 @@ def test_expand_answers_while_a_slow_task_stop_holds_the_herder(client: AsgiClie
     wait_until(lambda: _task_states(client, "a") == ["RUNNING", "RUNNING"], 5, "a's tasks RUNNING")
     before = _expand(client, "status")
     GatedTask.stop_gate = gate = threading.Event()
+    # Both task threads parked in poll first: one between polls could see the stop and report on its way out.
+    assert all(GatedTask.parked.acquire(timeout=5) for _ in range(2)), "the tasks did not reach the gate"
     deleting = threading.Thread(target=lambda: client.delete("/connectors/a"))
     deleting.start()
     try:
