@@ -88,7 +88,7 @@ class SinkTask(Task):
     takes_value_columns: ClassVar[bool] = False
     """True: the batches `put_batches` gets carry `value_columns` (struct values as one list per field)
     wherever the value converter can decode a batch that way (`Converter.to_connect_columns_batch`:
-    AvroConverter does), so no Struct is built per record unless the task reads `values`."""
+    AvroConverter and JsonSchemaConverter do), so no Struct is built per record unless the task reads `values`."""
 
     def put_batches(self, batches: Sequence[SinkRecordBatch]) -> None:
         """Like `put`, with the records column by column: each batch holds consecutive records of one

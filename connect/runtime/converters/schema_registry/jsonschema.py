@@ -8,19 +8,20 @@ decodes; a schema with decimals is read with exact decimal numbers.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
 import orjson
 
 from connect.api.config import ConfigDef, ConfigType, Importance, ValidString
-from connect.api.data import DECIMAL_NAME, Schema
+from connect.api.data import DECIMAL_NAME, Schema, StructColumns
 from connect.api.errors import DataError
 from connect.runtime.converters.schema_registry import wire
 from connect.runtime.converters.schema_registry.jsonschema_from_connect import json_schema_of
 from connect.runtime.converters.schema_registry.jsonschema_to_connect import connect_schema_of
 from connect.runtime.converters.schema_registry.jsonschema_values import (
+    compile_columns_from_json,
     compile_from_json,
     compile_to_json,
     default_from_json,
@@ -79,11 +80,25 @@ class JsonSchemaConverter(RegistryConverter):
         schema = connect_schema_of(json.loads(schema_text), default_from_json, version)
         from_json = compile_from_json(schema)
         header = wire.HEADER_SIZE
-        if _has_decimal(schema):
-            # orjson reads numbers as floats; decimals written as numbers (NUMERIC) must stay exact.
-            return Reader(schema, lambda value: from_json(json.loads(value[header:], parse_float=Decimal)))
-        loads = orjson.loads
-        return Reader(schema, lambda value: from_json(loads(memoryview(value)[header:])))
+        parse = _exact_parser(header) if _has_decimal(schema) else _fast_parser(header)
+        to_columns = compile_columns_from_json(schema)
+        if to_columns is None:
+            return Reader(schema, lambda value: from_json(parse(value)))
+
+        def read_columns(values: Sequence[bytes]) -> StructColumns:
+            return to_columns([parse(value) for value in values])
+
+        return Reader(schema, lambda value: from_json(parse(value)), read_columns)
+
+
+def _fast_parser(header: int) -> Callable[[bytes], Any]:
+    loads = orjson.loads
+    return lambda value: loads(memoryview(value)[header:])
+
+
+def _exact_parser(header: int) -> Callable[[bytes], Any]:
+    """orjson reads numbers as floats; decimals written as numbers (NUMERIC) must stay exact."""
+    return lambda value: json.loads(value[header:], parse_float=Decimal)
 
 
 def _name_of(document: Any) -> str:

@@ -15,7 +15,16 @@ from typing import Any, NoReturn
 
 import orjson
 
-from connect.api.data import DATE_NAME, DECIMAL_NAME, TIME_NAME, TIMESTAMP_NAME, Schema, SchemaType, Struct
+from connect.api.data import (
+    DATE_NAME,
+    DECIMAL_NAME,
+    TIME_NAME,
+    TIMESTAMP_NAME,
+    Schema,
+    SchemaType,
+    Struct,
+    StructColumns,
+)
 from connect.api.errors import DataError
 from connect.runtime.converters.logical import (
     TO_NUMBER,
@@ -235,11 +244,32 @@ def _struct_from_json(schema: Schema) -> Codec:
 
     def struct(value: Any) -> Struct:
         if not isinstance(value, dict):
-            raise DataError(f"Structs should be encoded as JSON objects, but found {type(value).__name__}")
+            _not_an_object(value)
         get = value.get
         return unchecked(schema, {name: field(get(name)) for name, field in fields})
 
     return struct
+
+
+def compile_columns_from_json(schema: Schema) -> Callable[[list[Any]], StructColumns] | None:
+    """For a struct schema with fields (not a OneOf), a function from JSON objects to their Connect values
+    as columns: each field's values decoded as `compile_from_json` does, a null taking the field's default,
+    so a column holds what `Struct.get` of the struct path's values gives. None for other schemas."""
+    if schema.type is not SchemaType.STRUCT or schema.name == JSON_TYPE_ONE_OF or not schema.fields:
+        return None
+    fields = [(f.name, compile_from_json(f.schema)) for f in schema.fields]
+
+    def columns(documents: list[Any]) -> StructColumns:
+        for document in documents:
+            if not isinstance(document, dict):
+                _not_an_object(document)
+        return StructColumns(schema, {name: [field(d.get(name)) for d in documents] for name, field in fields})
+
+    return columns
+
+
+def _not_an_object(value: Any) -> NoReturn:
+    raise DataError(f"Structs should be encoded as JSON objects, but found {type(value).__name__}")
 
 
 _JSON_KINDS: dict[SchemaType, tuple[type, ...]] = {

@@ -1,5 +1,5 @@
-"""The SQL sink's rows from Avro value columns are the rows `put` makes from the same records, in every key
-mode, and a record that fails reaches the errant record reporter as the record it is."""
+"""The SQL sink's rows from Avro (and JSON Schema) value columns are the rows `put` makes from the same
+records, in every key mode, and a record that fails reaches the errant record reporter as the record it is."""
 
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ from connect.api.data import (
 )
 from connect.runtime.converters import JsonConverter, StringConverter
 from connect.runtime.converters.schema_registry.avro import AvroConverter
+from connect.runtime.converters.schema_registry.jsonschema import JsonSchemaConverter
 from connect.runtime.sink_batches import split_by_partition
 from connect.runtime.states import ConnectorTaskId
 from connectors.sql.sink_batch_rows import rows_of_batch
@@ -54,10 +55,10 @@ VALUE = Schema.struct(
 NESTED = Schema.struct([("id", INT64_SCHEMA), ("tags", Schema.array(STRING_SCHEMA, optional=True))], name="shop.Tagged")
 
 
-def _converter(is_key: bool) -> AvroConverter:
-    avro = AvroConverter()
-    avro.configure({"schema.registry.url": "mock://sql-sink-rows"}, is_key)
-    return avro
+def _converter(is_key: bool, value_format: str = "avro") -> Converter:
+    converter = JsonSchemaConverter() if value_format == "jsonschema" else AvroConverter()
+    converter.configure({"schema.registry.url": "mock://sql-sink-rows"}, is_key)
+    return converter
 
 
 def _value(n: int) -> Struct:
@@ -89,9 +90,11 @@ def _keys(kind: str, count: int) -> tuple[Converter | None, list[bytes | None]]:
     return converter, raw
 
 
-def _batches(values: list[Struct], key_kind: str = "none") -> tuple[SinkRecordBatch, SinkRecordBatch]:
+def _batches(
+    values: list[Struct], key_kind: str = "none", value_format: str = "avro"
+) -> tuple[SinkRecordBatch, SinkRecordBatch]:
     """The same consumed records as a batch with value columns and as one with Structs."""
-    value_converter = _converter(False)
+    value_converter = _converter(False, value_format)
     key_converter, raw_keys = _keys(key_kind, len(values))
     raw_values = [value_converter.from_connect_data(TOPIC, v.schema, v) for v in values]
     messages = [FakeMessage(TOPIC, 2, 40 + n, k, v) for n, (k, v) in enumerate(zip(raw_keys, raw_values, strict=True))]
@@ -151,8 +154,19 @@ def _records_built(batch: SinkRecordBatch) -> list[int]:
     ids=lambda param: param if isinstance(param, str) else ",".join(f"{k}={v}" for k, v in param.items()) or "-",
 )
 def test_rows_from_value_columns_are_the_rows_of_the_records(key_kind: str, props: dict[str, str]) -> None:
+    _assert_rows_from_columns_are_the_rows_of_the_records(key_kind, props, "avro")
+
+
+@pytest.mark.parametrize("props", [{}, {"pk.mode": "record_value", "pk.fields": "id"}, {"pk.mode": "kafka"}], ids=str)
+def test_rows_from_json_schema_value_columns_are_the_rows_of_the_records(props: dict[str, str]) -> None:
+    _assert_rows_from_columns_are_the_rows_of_the_records("none", props, "jsonschema")
+
+
+def _assert_rows_from_columns_are_the_rows_of_the_records(
+    key_kind: str, props: dict[str, str], value_format: str
+) -> None:
     settings = _settings(**props)
-    columnar, structs = _batches([_value(n) for n in range(8)], key_kind)
+    columnar, structs = _batches([_value(n) for n in range(8)], key_kind, value_format)
     built = _records_built(columnar)
     rows, refused = rows_of_batch(columnar, settings)
     expected_rows, expected_refused = [], []
