@@ -83,19 +83,6 @@ def test_the_schema_read_back_is_the_schema_written_with_the_registry_version():
     assert decoded.value.schema == decoded.schema
 
 
-def test_a_batch_decodes_to_columns_holding_what_the_structs_would():
-    avro = converter()
-    values = avro.from_connect_data_batch("orders", ORDER, [order(n) for n in range(4)])
-    structs = avro.to_connect_data_batch("orders", values)
-    columns = avro.to_connect_columns_batch("orders", values)
-    assert structs is not None and columns is not None
-    assert columns.schema == structs.schema and len(columns) == 4
-    for f in ORDER.fields:
-        assert list(columns.columns[f.name]) == [s.get(f.name) for s in structs.values], f.name
-    assert columns.columns["level"] == [1, 1, 1, 1]  # a null field reads as its default, as Struct.get gives
-    assert columns.structs() == structs.values and columns.struct(2) == structs.values[2]
-
-
 def test_columns_only_for_non_null_records_of_one_schema_id_and_a_bad_payload_is_a_data_error():
     avro = converter()
     first = avro.from_connect_data("orders", ORDER, order(1))

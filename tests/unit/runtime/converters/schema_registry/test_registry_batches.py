@@ -73,6 +73,7 @@ def test_a_batch_of_structs_decodes_to_columns_holding_what_the_structs_would(na
     for f in order_schema.fields:
         assert list(columns.columns[f.name]) == [s.get(f.name) for s in structs.values], f.name
     assert columns.structs() == structs.values
+    assert columns.columns["level"] == [1, 1, 1, 1]  # null in every value: the default, as Struct.get gives
 
 
 def test_protobuf_leaves_columns_to_the_runtime_and_a_json_document_that_is_no_object_is_a_data_error() -> None:
