@@ -11,8 +11,6 @@ from typing import Any
 
 import pytest
 
-from connect.api import SourceConnector, SourceTask
-from connect.api.config import ConfigDef
 from connect.api.errors import ConfigError, RetriableError
 from connect.runtime.config_providers.loader import ConfigProviders
 from connect.runtime.config_providers.redaction import SecretRedactor
@@ -25,6 +23,7 @@ from connect.runtime.converters.schema_registry.registry_tls import RegistryTls
 from connect.runtime.converters.schema_registry.settings import RegistrySettings, registry_config_def
 from connect.runtime.plugins import PluginRegistry
 from connect.runtime.validation import validate_connector_config
+from connectors.file.source import FileStreamSourceConnector
 from tests.fixtures.tcp_ports import free_port
 
 TOKEN, SECRET = "static-t0ken", "client-s3cret"
@@ -136,29 +135,12 @@ def test_defaults_of_the_keys_not_applied_are_not_warned_about(caplog: pytest.Lo
     assert not caplog.records
 
 
-class _Source(SourceConnector):
-    def start(self, props: Mapping[str, str]) -> None:
-        pass
-
-    def stop(self) -> None:
-        pass
-
-    def task_class(self) -> type[SourceTask]:
-        return SourceTask
-
-    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
-        return []
-
-    def config(self) -> ConfigDef:
-        return ConfigDef()
-
-
 def test_token_and_client_secret_are_hidden_in_validation_and_traces() -> None:
     keys = registry_config_def().keys
     assert keys["bearer.auth.token"].type.value == keys["bearer.auth.client.secret"].type.value == "PASSWORD"
-    config = {"name": "s", "connector.class": "_Source", "value.converter": "AvroConverter"}
+    config = {"name": "s", "connector.class": "FileStreamSource", "topic": "t", "value.converter": "AvroConverter"}
     config.update({f"value.converter.{key}": value for key, value in {**OAUTH, "bearer.auth.token": TOKEN}.items()})
-    infos = validate_connector_config(config, PluginRegistry.of(_Source, AvroConverter))
+    infos = validate_connector_config(config, PluginRegistry.of(FileStreamSourceConnector, AvroConverter))
     shown = {info.value.name: info.value.value for info in infos.configs if info.value}
     assert (
         shown["value.converter.bearer.auth.token"] == shown["value.converter.bearer.auth.client.secret"] == "[hidden]"
