@@ -17,6 +17,7 @@ is needed: a transformation chain, a task that overrides `commit_record`, a reco
 from __future__ import annotations
 
 import abc
+import time
 from collections.abc import Iterator, Sequence
 from typing import Any, TypeVar, overload
 
@@ -149,6 +150,7 @@ class SourceRecordBatch(_RecordColumns[SourceRecord]):
     """
 
     __slots__ = (
+        "_built_at",
         "_records",
         "headers",
         "kafka_partition",
@@ -156,6 +158,7 @@ class SourceRecordBatch(_RecordColumns[SourceRecord]):
         "keys",
         "source_offsets",
         "source_partition",
+        "timestamp_at_send",
         "timestamps",
         "topic",
         "value_schema",
@@ -182,6 +185,11 @@ class SourceRecordBatch(_RecordColumns[SourceRecord]):
     """Each record's timestamp in epoch ms, or None: none has one."""
     headers: Sequence[Headers] | None
     """Each record's headers, or None: no record has any."""
+    timestamp_at_send: bool
+    """True (with `timestamps` None): each record is stamped with the time it is sent, as Kafka's producer
+    stamps a record that has no timestamp (CreateTime), and a `SourceRecord` built from the batch carries
+    the time it was built. For a task that would stamp every record with the current time, as Kafka's
+    FileStreamSource does: the runtime can then hand the producer the values alone, in one call."""
 
     def __init__(
         self,
@@ -196,6 +204,7 @@ class SourceRecordBatch(_RecordColumns[SourceRecord]):
         kafka_partition: int | None = None,
         timestamps: Sequence[int | None] | None = None,
         headers: Sequence[Headers] | None = None,
+        timestamp_at_send: bool = False,
     ) -> None:
         count = len(values)
         if (
@@ -215,6 +224,10 @@ class SourceRecordBatch(_RecordColumns[SourceRecord]):
         self.kafka_partition = kafka_partition
         self.timestamps = timestamps
         self.headers = headers
+        if timestamp_at_send and timestamps is not None:
+            raise ValueError("timestamp_at_send is for a batch without timestamps")
+        self.timestamp_at_send = timestamp_at_send
+        self._built_at: int | None = None
         self._records: Sequence[SourceRecord] | None = None
 
     @classmethod
@@ -257,6 +270,12 @@ class SourceRecordBatch(_RecordColumns[SourceRecord]):
         if self._records is not None:
             return self._records[index]
         keys, offsets, timestamps, headers = self.keys, self.source_offsets, self.timestamps, self.headers
+        if timestamps is None and self.timestamp_at_send:
+            if self._built_at is None:
+                self._built_at = time.time_ns() // 1_000_000
+            timestamp: int | None = self._built_at
+        else:
+            timestamp = None if timestamps is None else timestamps[index]
         return SourceRecord(
             self.source_partition,
             None if offsets is None else offsets[index],
@@ -266,7 +285,7 @@ class SourceRecordBatch(_RecordColumns[SourceRecord]):
             None if keys is None else keys[index],
             self.value_schema,
             self.values[index],
-            None if timestamps is None else timestamps[index],
+            timestamp,
             () if headers is None else headers[index],
         )
 

@@ -44,6 +44,7 @@ EXACTLY_ONCE_SOURCE_SUPPORT = "exactly.once.source.support"
 TOPIC_CREATION_ENABLE = "topic.creation.enable"
 TASK_ISOLATION = "task.isolation"
 TASK_PROCESSES_MAX = "task.processes.max"
+SOURCE_BATCH_PRODUCE = "source.batch.produce.enable"
 
 # Kafka's DistributedConfig keys the runtime reads.
 GROUP_ID = "group.id"
@@ -147,6 +148,16 @@ def worker_config_def() -> ConfigDef:
         "machine has cores. A new task gets a process of its own while there are fewer, else shares the one "
         "with the fewest tasks. At least as many as the worker has tasks: each task alone in its process "
         "(a crash fails it alone); fewer: less memory (an interpreter and Kafka clients per process).",
+    )
+    d.define(
+        SOURCE_BATCH_PRODUCE,
+        ConfigType.BOOLEAN,
+        True,
+        None,
+        Importance.LOW,
+        "Whether a source task that polls batches hands each batch's values to librdkafka in one call "
+        "(`rd_kafka_produce_batch`) rather than one `produce` call per record. Records with their own "
+        "timestamps or headers, exactly-once tasks and OAUTHBEARER clients always go one by one.",
     )
     d.define("topic.tracking.enable", ConfigType.BOOLEAN, True, None, Importance.LOW, "Track active topics.")
     d.define("topic.tracking.allow.reset", ConfigType.BOOLEAN, True, None, Importance.LOW, "Allow topic reset.")
@@ -334,6 +345,10 @@ class WorkerConfig:
     def task_isolation(self) -> str:
         """`thread` or `process` (see the key's documentation)."""
         return str(self.values[TASK_ISOLATION]).lower()
+
+    @property
+    def source_batch_produce(self) -> bool:
+        return bool(self.values[SOURCE_BATCH_PRODUCE])
 
     @property
     def task_processes_max(self) -> int:

@@ -102,6 +102,10 @@ class WorkerSourceTask(WorkerTask):
         )
         self.source_task = task
         self.producer = producer
+        # A producer that takes a batch's values in one call (kafka_clients.BatchProducer), else None.
+        self._produce_values: Callable[..., tuple[int, list[tuple[int, Any]]]] | None = getattr(
+            producer, "produce_values", None
+        )
         self.pipeline = pipeline
         pipeline.errors.stop_on(self.stop_event)
         self.offset_store = offset_store
@@ -364,8 +368,12 @@ class WorkerSourceTask(WorkerTask):
             # applies to that record alone, as on the record path.
             self._produce(batch[:], submitted, on_delivery)
             return
-        produce = self.producer.produce
         partition = -1 if batch.kafka_partition is None else batch.kafka_partition
+        if self._produce_values is not None and batch.timestamps is None and batch.headers is None:
+            key_column = None if batch.keys is None and batch.key_schema is None else keys
+            if self._produce_value_column(batch, partition, values, key_column, on_delivery, submitted):  # type: ignore[arg-type]
+                return
+        produce = self.producer.produce
         rows = enumerate(zip(values, keys, timestamps, headers, strict=False))  # keys etc. may be endless
         index = -1
         skipped = 0
@@ -384,6 +392,43 @@ class WorkerSourceTask(WorkerTask):
                 if not self._send_one_carefully(batch.record(index), submitted, on_delivery):
                     skipped += 1
         self.records_sent += len(values) - skipped
+
+    def _produce_value_column(
+        self,
+        batch: SourceRecordBatch,
+        partition: int,
+        values: Sequence[bytes],
+        keys: Sequence[bytes] | None,
+        on_delivery: Callable[..., None],
+        submitted: SubmittedBatch,
+    ) -> bool:
+        """Hand the converted values (and keys) to the producer in one call per stretch that fits its
+        queue; False, with nothing sent, when a value or key is not bytes (a tombstone, a null key)."""
+        assert self._produce_values is not None
+        produce_values = self._produce_values
+        try:
+            handled, refused = produce_values(batch.topic, partition, values, keys, on_delivery)
+        except TypeError:
+            return False
+        count = len(values)
+        start = skipped = 0
+        while True:
+            for index, _error in refused:
+                # Refused when enqueued (too large, unknown partition): the error policy decides, as on
+                # the record path, though later records of the batch may already be on their way.
+                if not self._send_one_carefully(batch.record(start + index), submitted, on_delivery):
+                    skipped += 1
+            start += handled
+            if start >= count:
+                break
+            self.producer.poll(QUEUE_FULL_WAIT_S)  # librdkafka's queue is full: serving reports frees room
+            if self._delivery_errors:
+                self._collect_delivery_errors(raise_fatal=True)
+            handled, refused = produce_values(
+                batch.topic, partition, values[start:], None if keys is None else keys[start:], on_delivery
+            )
+        self.records_sent += count - skipped
+        return True
 
     def _produce_when_room(self, produced: tuple[Any, ...], on_delivery: Callable[..., None]) -> None:
         topic, value_bytes, key_bytes, partition, timestamp, headers = produced

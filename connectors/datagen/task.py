@@ -112,7 +112,7 @@ class DatagenTask(SourceTask):
                 key_schema=STRING_SCHEMA,
                 source_partition=self._partition,
                 source_offsets=FieldOffsets(SEQ_FIELD, seqs),
-                timestamps=[now_ms] * count,
+                timestamp_at_send=True,  # the producer stamps each record when it sends it
             )
         ]
 

@@ -213,14 +213,16 @@ class FileStreamSourceTask(SourceTask):
             self._lines, self._ends, self._next = [], [], 0
         else:
             self._next = end
-        partition, now_ms = self._partition, time.time_ns() // 1_000_000
+        partition = self._partition
         return SourceRecordBatch(
             self._topic,
             lines,
             STRING_SCHEMA,
             source_partition=partition,
             source_offsets=None if partition is None else FieldOffsets(POSITION_FIELD, ends),
-            timestamps=[now_ms] * len(lines),
+            # Kafka's FileStreamSourceTask stamps each record with the time it read it; the producer's
+            # stamp at send time is that within a few milliseconds, and saves a column.
+            timestamp_at_send=True,
         )
 
     def _read_lines(self) -> bool:

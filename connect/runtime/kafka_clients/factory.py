@@ -38,7 +38,9 @@ from connect.runtime.kafka_client_config import (
     to_librdkafka,
     with_prefix,
 )
+from connect.runtime.kafka_clients import librdkafka
 from connect.runtime.kafka_clients.admin import KafkaAdmin
+from connect.runtime.kafka_clients.batch_producer import BatchProducer
 from connect.runtime.kafka_clients.consumer import KafkaSinkConsumer
 from connect.runtime.kafka_clients.errors import connect_error, describe
 from connect.runtime.kafka_clients.problems import ClientProblems
@@ -68,8 +70,12 @@ class KafkaClients:
         admin_props: Mapping[str, str],
         override_policy: str = "All",
         internal_props: Mapping[str, str] | None = None,
+        batch_producer: bool = True,
     ) -> None:
+        """`batch_producer`: source tasks' producers (failure reports only) are `BatchProducer`s where
+        librdkafka can be reached through ctypes and the settings allow (see `producer`)."""
         self._producer = dict(producer_props)
+        self.batch_producer = batch_producer
         self._consumer = dict(consumer_props)
         self._admin = dict(admin_props)
         self.override_policy = override_policy
@@ -88,6 +94,7 @@ class KafkaClients:
             override_policy=config.client_config_override_policy,
             # bootstrap.servers as parsed: the worker's default applies when the file leaves it out.
             internal_props={**internal_client_props(config.originals), "bootstrap.servers": config.bootstrap_servers},
+            batch_producer=config.source_batch_produce,
         )
 
     # -- configs (pure, for tests and for the herder's validation) ------------------------------
@@ -152,6 +159,9 @@ class KafkaClients:
         config: dict[str, Any] = dict(self.producer_config(client_id, connector_config))
         if failure_reports_only:
             config["delivery.report.only.error"] = True  # the Python client wants a bool here
+            if self.batch_producer and _batch_produce_allowed(config):
+                batch_producer: ProducerLike = self._build(BatchProducer.create, config, "producer")
+                return batch_producer
         producer: ProducerLike = self._build(Producer, config, "producer")
         return producer
 
@@ -251,6 +261,12 @@ def _create(
             log.warning("Dropping %s setting %s: librdkafka does not know it", client, unknown.group(1))
             del settings[unknown.group(1)]
     raise ConfigError(f"Invalid {client} configuration")
+
+
+def _batch_produce_allowed(config: Mapping[str, Any]) -> bool:
+    # OAUTHBEARER tokens are refreshed through callbacks that only confluent_kafka's producer serves.
+    mechanism = str(config.get("sasl.mechanism", config.get("sasl.mechanisms", ""))).upper()
+    return mechanism != "OAUTHBEARER" and librdkafka.load() is not None
 
 
 def _log_client_error(problems: ClientProblems, error: KafkaError) -> None:

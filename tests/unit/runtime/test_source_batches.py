@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import queue
+import time
 from typing import Any
 
 from connect.api import Header, RecordMetadata, SourceRecord, SourceRecordBatch
@@ -18,7 +19,7 @@ from connect.runtime.worker_source_task import WorkerSourceTask
 from tests.support.pipelines import record_pipeline
 from tests.support.source_fakes import DropTransformer, PickyConverter, ScriptedSourceTask
 from tests.support.waiting import wait_until
-from tests.support.worker_fakes import FakeProducer
+from tests.support.worker_fakes import FakeBatchProducer, FakeProducer
 
 TASK = ConnectorTaskId("src", 0)
 
@@ -249,3 +250,97 @@ def test_batches_handed_to_send_batch_go_through_the_transformation_chain() -> N
     h.runner.commit_offsets()
     assert [p.value for p in h.producer.sent] == [b"X"]
     assert h.offset() == {"line": 2}
+
+
+def batch_harness(**kwargs: Any) -> tuple[Harness, FakeBatchProducer]:
+    h = Harness(**kwargs)
+    h.producer = producer = FakeBatchProducer()
+    h.runner = WorkerSourceTask(
+        TASK,
+        h.task,
+        {},
+        h.status,
+        TargetState.STARTED,
+        producer=h.producer,
+        pipeline=h.runner.pipeline,
+        offset_store=h.store,
+        offset_flush_interval_ms=60_000,
+        offset_flush_timeout_ms=50,
+        on_topic_used=h.topics.append,
+    )
+    return h, producer
+
+
+def test_a_producer_that_takes_values_gets_each_batch_without_timestamps_or_headers_in_one_call() -> None:
+    h, producer = batch_harness()
+    keyed = SourceRecordBatch(
+        "out",
+        ["a", "b"],
+        STRING_SCHEMA,
+        keys=["k1", "k2"],
+        key_schema=STRING_SCHEMA,
+        source_partition={"file": "a"},
+        source_offsets=[{"line": 1}, {"line": 2}],
+        timestamp_at_send=True,
+    )
+    stamped = SourceRecordBatch("out", ["c"], STRING_SCHEMA, timestamps=[1234])
+    h.run([keyed, stamped, lines(3, "d", "e", partition="b")])
+    assert producer.batch_calls == [2, 2]  # the stamped record went by itself
+    assert [(p.key, p.value, p.timestamp) for p in h.producer.sent] == [
+        (b"k1", b"a", 0),
+        (b"k2", b"b", 0),
+        (None, b"c", 1234),
+        (None, b"d", 0),
+        (None, b"e", 0),
+    ]
+    assert h.offset("a") == {"line": 2} and h.offset("b") == {"line": 4}
+    assert h.runner.records_sent == 5
+
+
+def test_values_that_fill_the_producer_queue_wait_for_room_and_keep_their_order() -> None:
+    h, producer = batch_harness()
+    h.producer.capacity = 3
+    h.runner.send_columns([lines(0, *(f"v{i}" for i in range(10)))])
+    h.runner.commit_offsets()
+    assert [p.value for p in h.producer.sent] == [f"v{i}".encode() for i in range(10)]
+    assert len(producer.batch_calls) > 1
+    assert h.offset() == {"line": 9}
+
+
+def test_a_value_the_producer_refuses_is_redone_alone_under_the_error_policy() -> None:
+    h, producer = batch_harness(tolerance=ErrorTolerance.ALL)
+    producer.refuse_values.add(b"too large")
+    h.runner.send_columns([lines(1, "a", "too large", "c")])
+    assert h.runner.commit_offsets()
+    assert [p.value for p in h.producer.sent] == [b"a", b"c"]
+    assert h.offset() == {"line": 3}
+    assert h.runner.records_sent == 2
+    assert h.runner.pipeline.errors.counters.total_records_skipped == 1
+
+
+def test_a_tombstone_sends_the_batch_record_by_record() -> None:
+    h, producer = batch_harness()
+    h.runner.send_columns(
+        [
+            SourceRecordBatch(
+                "out",
+                ["a", None],
+                STRING_SCHEMA,
+                source_partition={"file": "a"},
+                source_offsets=[{"line": 1}, {"line": 2}],
+            )
+        ]
+    )
+    h.runner.commit_offsets()
+    assert producer.batch_calls == []
+    assert [p.value for p in h.producer.sent] == [b"a", None]
+    assert h.offset() == {"line": 2}
+
+
+def test_a_batch_stamped_at_send_gives_records_built_from_it_the_time_they_were_built() -> None:
+    before = time.time_ns() // 1_000_000
+    batch = SourceRecordBatch("out", ["a", "b"], STRING_SCHEMA, timestamp_at_send=True)
+    first, second = batch
+    assert batch.timestamps is None
+    assert first.timestamp is not None and before <= first.timestamp <= time.time_ns() // 1_000_000
+    assert second.timestamp == first.timestamp
