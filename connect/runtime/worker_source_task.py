@@ -62,8 +62,11 @@ log = logging.getLogger(__name__)
 
 # An empty poll serves delivery reports for this long, so a task that never blocks does not spin a core.
 IDLE_POLL_S = 0.01
-# How long produce waits for room when librdkafka's queue is full, per attempt.
-QUEUE_FULL_WAIT_S = 0.1
+# How long produce waits for room when librdkafka's queue is full, per attempt. Only failures are reported,
+# so `poll` finds no event to return early for and waits this long: at the 1.7 million 100 B records a
+# second a task reaches, librdkafka's default 100,000-message queue is 60 ms of records, and waits of
+# 100 ms left the producer idle between them (docs/performance.md, "Sources").
+QUEUE_FULL_WAIT_S = 0.002
 
 
 class WorkerSourceTask(WorkerTask):

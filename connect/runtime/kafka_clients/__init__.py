@@ -7,6 +7,8 @@ The rest of the runtime imports from here, and sees Protocols and wrappers, neve
 - `factory`: `KafkaClients`, which builds every client with Kafka Connect's layered settings;
 - `consumer`: `KafkaSinkConsumer`, a sink task's consumer;
 - `transactional`: `KafkaTransactionalProducer`, an exactly-once source task's producer;
+- `batch_producer`: `BatchProducer`, a source task's producer that takes a batch's values in one
+  librdkafka call (`rdkafka_ctypes`: the ctypes declarations it uses);
 - `admin`: `KafkaAdmin`, `TopicSpec`;
 - `offset_lookup`: `end_offsets`, ListOffsets without librdkafka's busy loop while a leader is down
   (shared with `kafka_log`);

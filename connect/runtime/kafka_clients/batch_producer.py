@@ -4,7 +4,7 @@ A plain source task produces through confluent_kafka's `Producer`, one `produce(
 about 0.5 µs of the task thread's time each, as much as the rest of kconnect's work on a 100 B record
 together (docs/performance.md, "The ceiling of one Python producing thread"). This producer owns a
 librdkafka handle of its own, created through ctypes from the library confluent_kafka loaded
-(`librdkafka`), and adds `produce_values`: the values (and keys) of one batch go to
+(`rdkafka_ctypes`), and adds `produce_values`: the values (and keys) of one batch go to
 `rd_kafka_produce_batch` as one array, built with a few calls over whole columns, so the per-record
 work left in Python is a `len()` and a copy of the bytes into one buffer. librdkafka copies each
 message (`RD_KAFKA_MSG_F_COPY`), and ctypes releases the interpreter lock for the call, so other task
@@ -37,7 +37,7 @@ from typing import Any
 
 from confluent_kafka import KafkaError, KafkaException
 
-from connect.runtime.kafka_clients import librdkafka as rd
+from connect.runtime.kafka_clients import rdkafka_ctypes as rd
 
 log = logging.getLogger(__name__)
 

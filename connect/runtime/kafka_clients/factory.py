@@ -38,7 +38,7 @@ from connect.runtime.kafka_client_config import (
     to_librdkafka,
     with_prefix,
 )
-from connect.runtime.kafka_clients import librdkafka
+from connect.runtime.kafka_clients import rdkafka_ctypes
 from connect.runtime.kafka_clients.admin import KafkaAdmin
 from connect.runtime.kafka_clients.batch_producer import BatchProducer
 from connect.runtime.kafka_clients.consumer import KafkaSinkConsumer
@@ -266,7 +266,7 @@ def _create(
 def _batch_produce_allowed(config: Mapping[str, Any]) -> bool:
     # OAUTHBEARER tokens are refreshed through callbacks that only confluent_kafka's producer serves.
     mechanism = str(config.get("sasl.mechanism", config.get("sasl.mechanisms", ""))).upper()
-    return mechanism != "OAUTHBEARER" and librdkafka.load() is not None
+    return mechanism != "OAUTHBEARER" and rdkafka_ctypes.load() is not None
 
 
 def _log_client_error(problems: ClientProblems, error: KafkaError) -> None:
