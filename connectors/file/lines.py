@@ -8,10 +8,67 @@ a megabyte, and a Python-level loop per line would cost more than everything els
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import accumulate
+from typing import overload
 
 ENCODING = "utf-8"
+
+
+class LineEnds(Sequence[int]):
+    """The stream position just after each of `lines`, lines of ASCII text each ended by one `\\n` byte,
+    whose first starts at `base`: worked out from the lines when indexed. The runtime reads only a
+    batch's last offset, which takes one C-level sum over the lines; building every position up front
+    (`bytes.splitlines` and a running sum) took an eighth of the source task's time at 100 B a line."""
+
+    __slots__ = ("_all", "_base", "_cursor", "_last", "_lines")
+
+    def __init__(self, lines: Sequence[str], base: int) -> None:
+        self._lines = lines
+        self._base = base
+        self._last: int | None = None
+        self._all: list[int] | None = None
+        self._cursor = (0, base)  # (line index, its stream position): where the last `slice` ended
+
+    @property
+    def last(self) -> int:
+        """The position after the last line."""
+        if self._last is None:
+            self._last = self._base + sum(map(len, self._lines)) + len(self._lines)
+        return self._last
+
+    def grown(self, lines: Sequence[str]) -> LineEnds:
+        """The ends of `lines`, which start with this one's lines (more were read after them)."""
+        ends = LineEnds(lines, self._base)
+        ends._cursor = self._cursor
+        return ends
+
+    def slice(self, start: int, end: int) -> LineEnds:
+        """The ends of lines[start:end], cheaply when `start` is where the previous slice ended."""
+        index, position = self._cursor
+        if start != index:
+            position = self._base + sum(map(len, self._lines[:start])) + start
+        part = LineEnds(self._lines[start:end], position)
+        self._cursor = (end, part.last)
+        return part
+
+    def __len__(self) -> int:
+        return len(self._lines)
+
+    @overload
+    def __getitem__(self, index: int) -> int: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[int]: ...
+
+    def __getitem__(self, index: int | slice) -> int | Sequence[int]:
+        if isinstance(index, int) and index in (-1, len(self._lines) - 1) and self._lines:
+            return self.last
+        if self._all is None:
+            self._all = list(accumulate((len(line) + 1 for line in self._lines), initial=self._base))
+            del self._all[0]
+        return self._all[index]
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,7 +76,7 @@ class SplitLines:
     """Complete lines decoded from a buffer, and where each one ends in the stream."""
 
     lines: list[str]
-    ends: list[int]
+    ends: list[int] | LineEnds
     """Byte position in the stream just after each line's terminator (what the offset stores)."""
     consumed: int
     """Bytes of the buffer that the complete lines and their terminators took; the rest is a partial line."""
@@ -37,6 +94,10 @@ def split_lines(data: bytes, start: int) -> SplitLines:
     if cut == 0:
         return SplitLines([], [], 0)
     complete = data[:cut] if cut < len(data) else data
+    if not has_cr and complete.isascii():
+        lines = complete.decode("ascii").split("\n")
+        lines.pop()  # the empty string after the final \n
+        return SplitLines(lines, LineEnds(lines, start), cut)
     ends = list(accumulate(map(len, complete.splitlines(keepends=True)), initial=start))
     del ends[0]
     if has_cr:

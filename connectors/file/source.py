@@ -19,7 +19,7 @@ import select
 import sys
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from connect.api import (
     NO_DEFAULT,
@@ -40,7 +40,7 @@ from connect.api import (
 from connect.api.data import STRING_SCHEMA
 from connectors._offsets import FieldOffsets
 from connectors._version import kconnect_version
-from connectors.file.lines import split_lines
+from connectors.file.lines import LineEnds, split_lines
 
 log = logging.getLogger(__name__)
 
@@ -160,7 +160,7 @@ class FileStreamSourceTask(SourceTask):
         self._pending = b""
         self._position = 0  # stream position of the first byte of _pending
         self._lines: list[str] = []
-        self._ends: list[int] = []
+        self._ends: list[int] | LineEnds = []
         self._next = 0  # index of the first line in _lines not yet returned
 
     def version(self) -> str:
@@ -205,8 +205,11 @@ class FileStreamSourceTask(SourceTask):
 
     def _take_batch(self) -> SourceRecordBatch:
         start, end = self._next, min(self._next + self._batch_size, len(self._lines))
+        ends: Sequence[int]
         if start == 0 and end == len(self._lines):
             lines, ends = self._lines, self._ends  # the common case: no copy
+        elif isinstance(self._ends, LineEnds):
+            lines, ends = self._lines[start:end], self._ends.slice(start, end)
         else:
             lines, ends = self._lines[start:end], self._ends[start:end]
         if end == len(self._lines):
@@ -238,9 +241,17 @@ class FileStreamSourceTask(SourceTask):
             if not self._lines:
                 self._lines, self._ends = split.lines, split.ends
             elif split.lines:
-                self._lines += split.lines
-                self._ends += split.ends
+                self._append(split.lines, split.ends)
         return self._next < len(self._lines)
+
+    def _append(self, lines: list[str], ends: list[int] | LineEnds) -> None:
+        held = self._ends
+        if isinstance(held, LineEnds) and isinstance(ends, LineEnds):
+            self._lines += lines
+            self._ends = held.grown(self._lines)  # still contiguous ASCII lines
+            return
+        self._lines += lines
+        self._ends = [*held, *ends]  # a mix: positions of every line, as a list
 
     def _read_chunk(self) -> bytes:
         if self._stdin_fd is not None:

@@ -6,6 +6,7 @@ import os
 import threading
 import time
 from collections.abc import Iterable, Mapping
+from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
@@ -384,4 +385,34 @@ def test_poll_batches_gives_the_lines_as_one_batch_ending_at_the_last_position(t
     assert [r.source_offset for r in batch] == [{"position": 4}, {"position": 8}]
     (rest,) = task.poll_batches() or []
     assert list(rest.values) == ["three"] and rest.last_source_offset == {"position": 14}
+    task.stop()
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        pytest.param([f"line-{i}" + "x" * (i % 13) for i in range(400)], id="ascii"),
+        pytest.param([f"l{i}" + ("é" if i % 97 == 0 else "") for i in range(400)], id="ascii-then-utf8"),
+        pytest.param(["a"] * 150 + ["b\r", "c"] + [str(i) for i in range(200)], id="ascii-then-cr"),
+    ],
+)
+def test_every_record_and_every_batch_ends_at_its_byte_position_across_reads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, content: list[str]
+) -> None:
+    monkeypatch.setattr(file_source, "_CHUNK_BYTES", 97)  # many reads, each ending mid-line
+    path = tmp_path / "in.txt"
+    data = "".join(f"{line}\n" for line in content).encode()
+    path.write_bytes(data)
+    expected_ends = list(accumulate(map(len, data.splitlines(keepends=True))))
+    task = start_source(path, props={"batch.size": "7"})
+    batches = []
+    while sum(len(b) for b in batches) < len(expected_ends):
+        polled = task.poll_batches()
+        assert polled, "fewer lines than the file holds"
+        batches += polled
+    ends = [position for b in batches for position in (o["position"] for o in b.source_offsets or [])]
+    assert ends == expected_ends
+    lasts = [b.last_source_offset["position"] for b in batches if b.last_source_offset]
+    assert lasts == [expected_ends[taken - 1] for taken in accumulate(len(b) for b in batches)]
+    assert [v for b in batches for v in b.values] == data.decode().splitlines()
     task.stop()
