@@ -29,7 +29,7 @@ class LineEnds(Sequence[int]):
         self._base = base
         self._last: int | None = None
         self._all: list[int] | None = None
-        self._cursor = (0, base)  # (line index, its stream position): where the last `slice` ended
+        self._cursor = (0, base)  # (line index, its stream position): where the last `part` ended
 
     @property
     def last(self) -> int:
@@ -44,8 +44,8 @@ class LineEnds(Sequence[int]):
         ends._cursor = self._cursor
         return ends
 
-    def slice(self, start: int, end: int) -> LineEnds:
-        """The ends of lines[start:end], cheaply when `start` is where the previous slice ended."""
+    def part(self, start: int, end: int) -> LineEnds:
+        """The ends of lines[start:end], cheaply when `start` is where the previous part ended."""
         index, position = self._cursor
         if start != index:
             position = self._base + sum(map(len, self._lines[:start])) + start

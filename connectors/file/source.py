@@ -209,7 +209,7 @@ class FileStreamSourceTask(SourceTask):
         if start == 0 and end == len(self._lines):
             lines, ends = self._lines, self._ends  # the common case: no copy
         elif isinstance(self._ends, LineEnds):
-            lines, ends = self._lines[start:end], self._ends.slice(start, end)
+            lines, ends = self._lines[start:end], self._ends.part(start, end)
         else:
             lines, ends = self._lines[start:end], self._ends[start:end]
         if end == len(self._lines):
