@@ -44,7 +44,7 @@ from connect.api.records import SourceRecord
 from connect.api.task import SourceTask
 from connect.runtime.closing import close_quietly
 from connect.runtime.error_handling import SKIP, Stage
-from connect.runtime.kafka_clients import ProducerLike
+from connect.runtime.kafka_clients import ColumnNotBytesError, ProducerLike
 from connect.runtime.metrics.groups import MetricGroup
 from connect.runtime.metrics.task_metrics import SourceTaskMetrics
 from connect.runtime.metrics.windows import Windows
@@ -106,9 +106,7 @@ class WorkerSourceTask(WorkerTask):
         self.source_task = task
         self.producer = producer
         # A producer that takes a batch's values in one call (kafka_clients.BatchProducer), else None.
-        self._produce_values: Callable[..., tuple[int, list[tuple[int, Any]]]] | None = getattr(
-            producer, "produce_values", None
-        )
+        self._produce_values: Callable[..., list[tuple[int, Any]]] | None = getattr(producer, "produce_values", None)
         self.pipeline = pipeline
         pipeline.errors.stop_on(self.stop_event)
         self.offset_store = offset_store
@@ -405,41 +403,32 @@ class WorkerSourceTask(WorkerTask):
         on_delivery: Callable[..., None],
         submitted: SubmittedBatch,
     ) -> bool:
-        """Hand the converted values (and keys) to the producer in one call per stretch that fits its
-        queue; False, with nothing sent, when a value or key is not bytes (a tombstone, a null key)."""
+        """Hand the converted values (and keys) to the producer in one call; False, with nothing sent,
+        when a value or key is not bytes (a tombstone, a null key)."""
         assert self._produce_values is not None
-        produce_values = self._produce_values
         try:
-            handled, refused = produce_values(batch.topic, partition, values, keys, on_delivery)
-        except TypeError:
+            refused = self._produce_values(batch.topic, partition, values, keys, on_delivery, self._wait_for_room)
+        except ColumnNotBytesError:
             return False
-        count = len(values)
-        start = skipped = 0
-        while True:
-            for index, _error in refused:
-                # Refused when enqueued (too large, unknown partition): the error policy decides, as on
-                # the record path, though later records of the batch may already be on their way.
-                if not self._send_one_carefully(batch.record(start + index), submitted, on_delivery):
-                    skipped += 1
-            start += handled
-            if start >= count:
-                break
-            self.producer.poll(QUEUE_FULL_WAIT_S)  # librdkafka's queue is full: serving reports frees room
-            if self._delivery_errors:
-                self._collect_delivery_errors(raise_fatal=True)
-            handled, refused = produce_values(
-                batch.topic, partition, values[start:], None if keys is None else keys[start:], on_delivery
-            )
-        self.records_sent += count - skipped
+        skipped = 0
+        for index, _error in refused:
+            # Refused when enqueued (too large, unknown partition): the error policy decides, as on the
+            # record path, though later records of the batch are already on their way.
+            if not self._send_one_carefully(batch.record(index), submitted, on_delivery):
+                skipped += 1
+        self.records_sent += len(values) - skipped
         return True
+
+    def _wait_for_room(self) -> None:
+        # librdkafka's queue is full: serving reports frees room.
+        self.producer.poll(QUEUE_FULL_WAIT_S)
+        if self._delivery_errors:
+            self._collect_delivery_errors(raise_fatal=True)
 
     def _produce_when_room(self, produced: tuple[Any, ...], on_delivery: Callable[..., None]) -> None:
         topic, value_bytes, key_bytes, partition, timestamp, headers = produced
         while True:
-            # Serving delivery reports frees room in librdkafka's queue.
-            self.producer.poll(QUEUE_FULL_WAIT_S)
-            if self._delivery_errors:
-                self._collect_delivery_errors(raise_fatal=True)
+            self._wait_for_room()
             try:
                 self.producer.produce(
                     topic,

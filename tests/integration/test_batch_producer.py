@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from confluent_kafka import Consumer, KafkaError, KafkaException
 
-from connect.runtime.kafka_clients import KafkaClients
+from connect.runtime.kafka_clients import ColumnNotBytesError, KafkaClients
 from connect.runtime.kafka_clients.batch_producer import BatchProducer
 from connect.runtime.states import ConnectorTaskId
 
@@ -50,6 +50,10 @@ def _read(bootstrap: str, topic: str, expected: int, timeout: float = 30.0) -> l
     return messages
 
 
+def no_wait() -> None:
+    raise AssertionError("the queue has room for every record here")
+
+
 class Reports:
     def __init__(self) -> None:
         self.failures: list[tuple[Any, Any]] = []
@@ -66,7 +70,7 @@ def test_a_batch_of_values_and_keys_arrives_in_order_with_the_send_time(
     keys = [f"key-{i}".encode() for i in range(len(values))]
     reports = Reports()
     before = time.time() * 1000
-    assert producer.produce_values(unique_topic, 0, values, keys, reports) == (len(values), [])
+    assert producer.produce_values(unique_topic, 0, values, keys, reports, no_wait) == []
     assert producer.flush(30) == 0
     assert len(producer) == 0 and reports.failures == []
 
@@ -83,7 +87,7 @@ def test_values_without_keys_are_spread_by_the_partitioner(
     topic = topic_factory(partitions=3)
     producer = _producer(kafka_bootstrap, **{"sticky.partitioning.linger.ms": "0"})
     values = [str(i).encode() for i in range(3000)]
-    assert producer.produce_values(topic, -1, values, None, Reports()) == (3000, [])
+    assert producer.produce_values(topic, -1, values, None, Reports(), no_wait) == []
     assert producer.flush(30) == 0
     messages = _read(kafka_bootstrap, topic, 3000)
     assert sorted(m.value() for m in messages) == sorted(values)
@@ -94,29 +98,29 @@ def test_values_without_keys_are_spread_by_the_partitioner(
 def test_a_value_librdkafka_refuses_is_named_and_the_others_go(kafka_bootstrap: str, unique_topic: str) -> None:
     producer = _producer(kafka_bootstrap, **{"max.request.size": "10000"})
     values = [b"a", b"x" * 20_000, b"c"]
-    handled, refused = producer.produce_values(unique_topic, 0, values, None, Reports())
-    assert handled == 3
+    refused = producer.produce_values(unique_topic, 0, values, None, Reports(), no_wait)
     assert [(index, error.code()) for index, error in refused] == [(1, KafkaError.MSG_SIZE_TOO_LARGE)]
     assert producer.flush(30) == 0
     assert [m.value() for m in _read(kafka_bootstrap, unique_topic, 2)] == [b"a", b"c"]
 
 
-def test_a_full_queue_stops_the_batch_where_it_filled_and_the_rest_follows_in_order(
+def test_a_full_queue_is_waited_out_from_where_it_filled_and_the_order_holds(
     kafka_bootstrap: str, unique_topic: str
 ) -> None:
-    producer = _producer(kafka_bootstrap, **{"queue.buffering.max.messages": "10", "linger.ms": "1000"})
+    producer = _producer(kafka_bootstrap, **{"queue.buffering.max.messages": "10", "max.request.size": "10000"})
     values = [str(i).encode() for i in range(25)]
-    handled, refused = producer.produce_values(unique_topic, 0, values, None, Reports())
-    assert (handled, refused) == (10, [])
-    sent = handled
-    deadline = time.monotonic() + 30
-    while sent < len(values) and time.monotonic() < deadline:
-        producer.flush(1)
-        more, refused = producer.produce_values(unique_topic, 0, values[sent:], None, Reports())
-        assert refused == []
-        sent += more
+    values[17] = b"x" * 20_000  # refused, after two waits
+    waits: list[int] = []
+
+    def wait_for_room() -> None:
+        waits.append(len(producer))
+        producer.flush(10)
+
+    refused = producer.produce_values(unique_topic, 0, values, None, Reports(), wait_for_room)
+    assert [index for index, _ in refused] == [17]
+    assert waits == [10, 10]  # the queue was full each time
     assert producer.flush(30) == 0
-    assert [m.value() for m in _read(kafka_bootstrap, unique_topic, 25)] == values
+    assert [m.value() for m in _read(kafka_bootstrap, unique_topic, 24)] == values[:17] + values[18:]
 
 
 def test_a_delivery_that_fails_later_reaches_its_callback_with_the_record(kafka_bootstrap: str) -> None:
@@ -124,13 +128,21 @@ def test_a_delivery_that_fails_later_reaches_its_callback_with_the_record(kafka_
     topic = f"kc-test-missing-{uuid.uuid4().hex[:8]}"
     producer = _producer(kafka_bootstrap, **{"allow.auto.create.topics": "false", "message.timeout.ms": "2000"})
     reports = Reports()
-    handled, refused = producer.produce_values(topic, 7, [b"lost"], [b"k"], reports)
-    assert (handled, refused) == (1, [])
+    assert producer.produce_values(topic, 7, [b"lost"], [b"k"], reports, no_wait) == []
     assert producer.flush(30) == 0
     [(error, message)] = reports.failures
     assert error.code() in (KafkaError._MSG_TIMED_OUT, KafkaError._UNKNOWN_TOPIC, KafkaError._UNKNOWN_PARTITION)
     assert (message.topic(), message.value(), message.key()) == (topic, b"lost", b"k")
     assert producer.flush(1) == 0 and len(reports.failures) == 1  # reported once
+
+
+def test_a_column_holding_none_is_refused_before_anything_is_sent(kafka_bootstrap: str, unique_topic: str) -> None:
+    producer = _producer(kafka_bootstrap)
+    with pytest.raises(ColumnNotBytesError):
+        producer.produce_values(unique_topic, 0, [b"a", None], None, Reports(), no_wait)  # type: ignore[list-item]
+    with pytest.raises(ColumnNotBytesError):
+        producer.produce_values(unique_topic, 0, [b"a", b"b"], [b"k", None], Reports(), no_wait)  # type: ignore[list-item]
+    assert len(producer) == 0
 
 
 def test_one_record_keeps_its_timestamp_headers_and_key(kafka_bootstrap: str, unique_topic: str) -> None:
@@ -200,5 +212,5 @@ def test_a_setting_librdkafka_does_not_know_is_dropped_as_for_the_other_clients(
     kafka_bootstrap: str, unique_topic: str
 ) -> None:
     producer = _producer(kafka_bootstrap, **{"some.java.only.setting": "1"})
-    assert producer.produce_values(unique_topic, 0, [b"v"], None, Reports()) == (1, [])
+    assert producer.produce_values(unique_topic, 0, [b"v"], None, Reports(), no_wait) == []
     assert producer.flush(30) == 0

@@ -18,6 +18,7 @@ from typing import Any
 
 from connect.api.records import TopicPartition
 from connect.runtime.kafka_clients import (
+    ColumnNotBytesError,
     KafkaAdmin,
     KafkaClients,
     KafkaMessage,
@@ -180,29 +181,33 @@ class FakeProducer:
 class FakeBatchProducer(FakeProducer):
     """A FakeProducer that also takes a batch's values in one call, as `BatchProducer.produce_values` does:
     bytes only (TypeError before anything is queued), refusals named by index (`refuse_values`), and a
-    full queue ends the call where it filled. `produce` refuses those values too."""
+    full queue waits for room (`wait_for_room`) and goes on. `produce` refuses those values too."""
 
     def __init__(self, *, capacity: int = 1_000_000) -> None:
         super().__init__(failure_reports_only=True, capacity=capacity)
         self.refuse_values: set[bytes] = set()
         self.batch_calls: list[int] = []
+        self.room_waits = 0
 
     def produce_values(
-        self, topic: str, partition: int, values: Any, keys: Any, on_delivery: Any
-    ) -> tuple[int, list[tuple[int, Any]]]:
+        self, topic: str, partition: int, values: Any, keys: Any, on_delivery: Any, wait_for_room: Any
+    ) -> list[tuple[int, Any]]:
         if not all(isinstance(v, bytes) for v in [*values, *(keys or ())]):
-            raise TypeError("values and keys must be bytes")
+            raise ColumnNotBytesError("values and keys must be bytes")
         self.batch_calls.append(len(values))
         refused: list[tuple[int, Any]] = []
         for index, value in enumerate(values):
             if value in self.refuse_values:
                 refused.append((index, FakeError("Broker: Message size too large")))
                 continue
-            try:
-                self.produce(topic, value, None if keys is None else keys[index], partition, None, on_delivery)
-            except BufferError:
-                return index, refused
-        return len(values), refused
+            while True:
+                try:
+                    self.produce(topic, value, None if keys is None else keys[index], partition, None, on_delivery)
+                    break
+                except BufferError:
+                    self.room_waits += 1
+                    wait_for_room()
+        return refused
 
     def produce(self, topic: str, value: Any = None, *args: Any, **kwargs: Any) -> None:
         if value in self.refuse_values:

@@ -38,6 +38,7 @@ from typing import Any
 from confluent_kafka import KafkaError, KafkaException
 
 from connect.runtime.kafka_clients import rdkafka_ctypes as rd
+from connect.runtime.kafka_clients.protocols import ColumnNotBytesError
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +47,7 @@ _LOG_LEVELS = (logging.CRITICAL,) * 3 + (logging.ERROR, logging.WARNING, logging
 # How long `flush` blocks in librdkafka between two reads of the event queue.
 _FLUSH_STEP_MS = 50
 _ERRSTR_SIZE = 512
+_MESSAGE_BYTES = rd.MESSAGE_WORDS * 8
 
 
 class DeliveredMessage:
@@ -115,7 +117,9 @@ class BatchProducer:
         # outstanding (no message, no report), which every flush to empty reaches.
         self._callbacks: dict[int, Callable[[Any, Any], None]] = {}
         self._tokens: dict[int, int] = {}
-        self._lock = threading.Lock()  # topic handles and tokens (a producer may be used from any thread)
+        # Topic handles, tokens, and each enqueue with the token it carries (a producer may be used from
+        # any thread, and the tokens are dropped when nothing is outstanding).
+        self._lock = threading.Lock()
 
     @classmethod
     def create(cls, config: Mapping[str, Any]) -> BatchProducer:
@@ -161,46 +165,64 @@ class BatchProducer:
         values: Sequence[bytes],
         keys: Sequence[bytes] | None,
         on_delivery: Callable[[Any, Any], None],
-    ) -> tuple[int, list[tuple[int, KafkaError]]]:
+        wait_for_room: Callable[[], None],
+    ) -> list[tuple[int, KafkaError]]:
         """Enqueue `values` (with `keys`, same length, or none) in order, to `partition` or (-1) as the
-        partitioner says, with one librdkafka call. Every value and key must be bytes (TypeError
-        otherwise, before anything is enqueued).
+        partitioner says, with one librdkafka call. Every value and key must be bytes
+        (`ColumnNotBytesError` otherwise, before anything is enqueued).
 
-        Returns how many leading records were handled, and which of those librdkafka refused (index, error):
-        fewer than `len(values)` when its queue filled up, so the rest must wait for room (`poll`) and be
-        passed again. `on_delivery(error, message)` runs in `poll`/`flush` for records that fail later.
+        While librdkafka's queue is full, calls `wait_for_room()` (which serves reports with `poll` and
+        pauses briefly) and goes on from where the queue filled, with the array already built, so order
+        holds and nothing is built twice. Returns the records librdkafka refused (index, error): too large,
+        an unknown partition. `on_delivery(error, message)` runs in `poll`/`flush` for records that fail
+        later.
         """
         count = len(values)
-        lengths = array("Q", map(len, values))
-        payload = b"".join(values)  # TypeError for a None or str among them
-        if keys is not None:
-            key_lengths = array("Q", map(len, keys))
-            key_payload = b"".join(keys)
-        messages = bytearray(rd.MESSAGE_WORDS * 8 * count)
+        if not count:
+            return []
+        try:
+            lengths = array("Q", map(len, values))
+            payload = b"".join(values)  # TypeError for a None or str among them
+            if keys is not None:
+                key_lengths = array("Q", map(len, keys))
+                key_payload = b"".join(keys)
+        except TypeError as exc:
+            raise ColumnNotBytesError(str(exc)) from None
+        messages = bytearray(_MESSAGE_BYTES * count)
         words = memoryview(messages).cast("Q")
         step = rd.MESSAGE_WORDS
-        payload_at = _address(payload)
-        words[rd.PAYLOAD_WORD :: step] = array("Q", accumulate(lengths[:-1], initial=payload_at))
+        words[rd.PAYLOAD_WORD :: step] = array("Q", accumulate(lengths[:-1], initial=_address(payload)))
         words[rd.LEN_WORD :: step] = lengths
         if keys is not None:
-            key_at = _address(key_payload)
-            words[rd.KEY_WORD :: step] = array("Q", accumulate(key_lengths[:-1], initial=key_at))
+            words[rd.KEY_WORD :: step] = array("Q", accumulate(key_lengths[:-1], initial=_address(key_payload)))
             words[rd.KEY_LEN_WORD :: step] = key_lengths
-        words[rd.PRIVATE_WORD :: step] = array("Q", (self._token(on_delivery),)) * count
-        buffer = (ctypes.c_char * len(messages)).from_buffer(messages)
+        array_at = ctypes.addressof((ctypes.c_char * len(messages)).from_buffer(messages))
         topic_handle = self._topic(topic)
-        enqueued = self._lib.rd_kafka_produce_batch(topic_handle, partition, rd.MSG_F_COPY, buffer, count)
-        if enqueued == count:
-            return count, []
-        # Errors are in each message's first word (an int and 4 bytes of padding).
-        errors = [ctypes.c_int32(word & 0xFFFFFFFF).value for word in words[0::step]]
         refused: list[tuple[int, KafkaError]] = []
-        for index, code in enumerate(errors):
-            if code == rd.ERR_QUEUE_FULL:
-                return index, refused  # librdkafka refuses every later message too, so order holds
-            if code != rd.ERR_NO_ERROR:
-                refused.append((index, kafka_error(code)))
-        return count, refused
+        start = 0
+        while True:
+            left = count - start
+            with self._lock:
+                # The token again on every attempt: a wait may have let the queue drain and the tokens go.
+                words[rd.PRIVATE_WORD + start * step :: step] = array("Q", (self._token(on_delivery),)) * left
+                enqueued = self._lib.rd_kafka_produce_batch(
+                    topic_handle, partition, rd.MSG_F_COPY, array_at + start * _MESSAGE_BYTES, left
+                )
+            if enqueued == left:
+                return refused
+            # Each message's first word holds its error (an int and 4 bytes of padding).
+            full_at = count
+            for index, word in enumerate(words[start * step :: step], start):
+                code = ctypes.c_int32(word & 0xFFFFFFFF).value
+                if code == rd.ERR_QUEUE_FULL:
+                    full_at = index  # librdkafka refuses every later message too, so order holds
+                    break
+                if code != rd.ERR_NO_ERROR:
+                    refused.append((index, kafka_error(code)))
+            if full_at == count:
+                return refused
+            start = full_at
+            wait_for_room()
 
     def produce(
         self,
@@ -238,13 +260,17 @@ class BatchProducer:
         if key_bytes is not None:
             put(rd.VTYPE_KEY, "mem", _address(key_bytes), len(key_bytes))
         if report is not None:
-            put(rd.VTYPE_OPAQUE, "ptr", self._token(report))
+            put(rd.VTYPE_OPAQUE, "ptr", 0)  # the token, set under the lock below
+            opaque_at = count - 1
         if timestamp:
             put(rd.VTYPE_TIMESTAMP, "i64", timestamp)
         header_list = self._headers(headers) if headers else None
         if header_list is not None:
             put(rd.VTYPE_HEADERS, "ptr", header_list)
-        error = self._lib.rd_kafka_produceva(self._live(), vus, count)
+        with self._lock:
+            if report is not None:
+                vus[opaque_at].u.ptr = self._token(report)
+            error = self._lib.rd_kafka_produceva(self._live(), vus, count)
         if error:
             code = self._lib.rd_kafka_error_code(error)
             reason = self._lib.rd_kafka_error_string(error)
@@ -285,12 +311,11 @@ class BatchProducer:
             finally:
                 lib.rd_kafka_event_destroy(event)
             wait_ms = 0
-        if not self._callbacks:
-            return served
-        if lib.rd_kafka_outq_len(self._handle) == 0:
-            with self._lock:
-                self._callbacks.clear()
-                self._tokens.clear()
+        if self._callbacks:
+            with self._lock:  # no produce between the check and the clearing
+                if lib.rd_kafka_outq_len(self._handle) == 0:
+                    self._callbacks.clear()
+                    self._tokens.clear()
         return served
 
     def flush(self, timeout: float = -1) -> int:
@@ -410,15 +435,15 @@ class BatchProducer:
         return handle
 
     def _token(self, callback: Callable[[Any, Any], None]) -> int:
+        """The opaque that stands for `callback` in librdkafka's messages (the caller holds the lock)."""
         key = id(callback)
         token = self._tokens.get(key)
         if token is None or self._callbacks.get(token) is not callback:
-            with self._lock:
-                token = len(self._callbacks) + 1
-                while token in self._callbacks:
-                    token += 1
-                self._callbacks[token] = callback
-                self._tokens[key] = token
+            token = len(self._callbacks) + 1
+            while token in self._callbacks:
+                token += 1
+            self._callbacks[token] = callback
+            self._tokens[key] = token
         return token
 
 

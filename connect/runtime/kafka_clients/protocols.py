@@ -68,6 +68,11 @@ class ProducerLike(Protocol):
     def __len__(self) -> int: ...
 
 
+class ColumnNotBytesError(TypeError):
+    """A batch producer's `produce_values` refused a column holding something other than bytes (None: a
+    tombstone or a null key), before it enqueued any of it: send those records one by one."""
+
+
 class TransactionalProducer(ProducerLike, Protocol):
     """An exactly-once source task's producer (KIP-618). The transaction calls raise `ProducerFencedError`
     (another producer took over this transactional id, or the transaction timed out), a
