@@ -48,12 +48,12 @@ from connect.runtime.kafka_clients.protocols import (
 from connect.runtime.kafka_clients.transactional import DEFAULT_TRANSACTION_TIMEOUT_MS, KafkaTransactionalProducer
 
 __all__ = [
-    "ColumnNotBytesError",
     "DEFAULT_TRANSACTION_TIMEOUT_MS",
     "METADATA_REFRESH_TIMEOUT_S",
     "TIMESTAMP_CREATE_TIME",
     "TIMESTAMP_LOG_APPEND_TIME",
     "TIMESTAMP_NOT_AVAILABLE",
+    "ColumnNotBytesError",
     "DeliveryCallback",
     "KafkaAdmin",
     "KafkaClients",
