@@ -35,6 +35,7 @@ from connect.runtime.kafka_clients import KafkaClients, TopicSpec
 from connect.runtime.offsets import OffsetStore
 from connect.runtime.plugins import PluginRegistry
 from connect.runtime.record_pipeline import RecordPipeline
+from connect.runtime.source_batches import sends_columns
 from connect.runtime.states import ConnectorTaskId, TargetState
 from connect.runtime.status import StatusListener
 from connect.runtime.topic_creation import TopicCreation
@@ -222,10 +223,18 @@ class SourceTaskBuilder(TaskBuilder):
         topic_creation: TopicCreation | None,
     ) -> WorkerSourceTask:
         config = self.resources.config
-        producer = self.resources.clients.producer(
-            spec.task_id,
-            spec.connector_config,
-            failure_reports_only=not WorkerSourceTask.needs_record_reports(type(task)),
+        clients = self.resources.clients
+        failure_reports_only = not WorkerSourceTask.needs_record_reports(type(task))
+        batch_calls = (
+            failure_reports_only
+            and WorkerSourceTask.polls_batches(type(task))
+            and sends_columns(pipeline, needs_record_reports=False)
+        )
+        producer = clients.producer(
+            spec.task_id, spec.connector_config, failure_reports_only=failure_reports_only, batch_calls=batch_calls
+        )
+        record_producer = functools.partial(
+            clients.producer, spec.task_id, spec.connector_config, failure_reports_only=failure_reports_only
         )
         return WorkerSourceTask(
             spec.task_id,
@@ -241,6 +250,7 @@ class SourceTaskBuilder(TaskBuilder):
             on_topic_used=self._on_topic_used(spec.task_id),
             topic_creation=topic_creation,
             metrics_windows=config.metrics_windows,
+            record_producer=record_producer if batch_calls else None,
         )
 
     def _topic_creation(self, spec: TaskSpec) -> TopicCreation | None:

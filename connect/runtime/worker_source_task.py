@@ -42,7 +42,7 @@ from connect.api.context import RecordMetadata
 from connect.api.errors import ConnectError, RetriableError
 from connect.api.records import SourceRecord
 from connect.api.task import SourceTask
-from connect.runtime.closing import close_quietly
+from connect.runtime.closing import Closeable, close_quietly
 from connect.runtime.error_handling import SKIP, Stage
 from connect.runtime.kafka_clients import ColumnNotBytesError, ProducerLike
 from connect.runtime.metrics.groups import MetricGroup
@@ -75,6 +75,11 @@ class WorkerSourceTask(WorkerTask):
         """Whether the producer must report successful deliveries too (else: failures only, faster)."""
         return task_class.commit_record is not SourceTask.commit_record
 
+    @staticmethod
+    def polls_batches(task_class: type[SourceTask]) -> bool:
+        """Whether the task hands over `SourceRecordBatch`es (`poll_batches`) rather than records."""
+        return task_class.poll_batches is not SourceTask.poll_batches
+
     def __init__(
         self,
         task_id: ConnectorTaskId,
@@ -92,8 +97,12 @@ class WorkerSourceTask(WorkerTask):
         topic_creation: TopicCreation | None = None,
         clock: Callable[[], float] = time.monotonic,
         metrics_windows: Windows | None = None,
+        record_producer: Callable[[], ProducerLike] | None = None,
     ) -> None:
-        """`topic_creation`: create topics before their first record (None: leave that to the broker)."""
+        """`topic_creation`: create topics before their first record (None: leave that to the broker).
+        `record_producer`: with a producer that takes whole columns (`produce_values`), makes the producer
+        the task switches to, once, when its batches carry timestamps or headers, which go one record at
+        a time and cost that producer several times what confluent_kafka's costs."""
         super().__init__(
             task_id,
             task,
@@ -107,6 +116,7 @@ class WorkerSourceTask(WorkerTask):
         self.producer = producer
         # A producer that takes a batch's values in one call (kafka_clients.BatchProducer), else None.
         self._produce_values: Callable[..., list[tuple[int, Any]]] | None = getattr(producer, "produce_values", None)
+        self._record_producer = record_producer
         self.pipeline = pipeline
         pipeline.errors.stop_on(self.stop_event)
         self.offset_store = offset_store
@@ -120,7 +130,7 @@ class WorkerSourceTask(WorkerTask):
         self._unflushed: dict[bytes, bytes | None] = {}
         self._delivery_errors: list[tuple[Any, Any]] = []
         self._per_record_callbacks = self.needs_record_reports(type(task))
-        self._polls_batches = type(task).poll_batches is not SourceTask.poll_batches
+        self._polls_batches = self.polls_batches(type(task))
         # task.stop() is called from the stopping thread (to unblock poll), but only once and only after start.
         self._stop_lock = threading.Lock()
         self._task_started = False
@@ -370,7 +380,10 @@ class WorkerSourceTask(WorkerTask):
             self._produce(batch[:], submitted, on_delivery)
             return
         partition = -1 if batch.kafka_partition is None else batch.kafka_partition
-        if self._produce_values is not None and batch.timestamps is None and batch.headers is None:
+        plain = batch.timestamps is None and batch.headers is None
+        if self._produce_values is not None and not plain:
+            self._switch_to_record_producer()
+        if self._produce_values is not None and plain:
             key_column = None if batch.keys is None and batch.key_schema is None else keys
             if self._produce_value_column(batch, partition, values, key_column, on_delivery, submitted):  # type: ignore[arg-type]
                 return
@@ -418,6 +431,23 @@ class WorkerSourceTask(WorkerTask):
                 skipped += 1
         self.records_sent += len(values) - skipped
         return True
+
+    def _switch_to_record_producer(self) -> None:
+        """Deliver everything sent so far (so that order holds), then produce through `record_producer`."""
+        if self._record_producer is None:
+            return
+        log.info("Source task %s sends records with timestamps or headers: producing them one by one", self.id)
+        while self.producer.flush(self.flush_timeout_s) > 0:
+            if self.stopping:
+                raise ConnectError(f"Source task {self.id} stopped before its records were delivered")
+        self.producer.poll(0)  # the last failure reports
+        if self._delivery_errors:
+            self._collect_delivery_errors(raise_fatal=True)
+        batch_producer = self.producer
+        self.producer = self._record_producer()
+        self._produce_values = None
+        if isinstance(batch_producer, Closeable):
+            close_quietly([batch_producer], f"Source task {self.id}")
 
     def _wait_for_room(self) -> None:
         # librdkafka's queue is full: serving reports frees room.

@@ -28,7 +28,7 @@ def _clients(bootstrap: str, **producer_props: str) -> KafkaClients:
 
 
 def _producer(bootstrap: str, **producer_props: str) -> BatchProducer:
-    producer = _clients(bootstrap, **producer_props).producer(TASK, {}, failure_reports_only=True)
+    producer = _clients(bootstrap, **producer_props).producer(TASK, {}, failure_reports_only=True, batch_calls=True)
     assert isinstance(producer, BatchProducer)
     return producer
 
@@ -198,14 +198,17 @@ def test_errors_statistics_and_log_lines_reach_the_callbacks_the_factory_sets(
 
 
 def test_settings_decide_which_producer_a_source_task_gets(kafka_bootstrap: str) -> None:
-    assert isinstance(_clients(kafka_bootstrap).producer(TASK, {}, failure_reports_only=True), BatchProducer)
-    # Per-record reports (tasks that override commit_record), OAUTHBEARER and the worker's switch: confluent_kafka.
-    assert not isinstance(_clients(kafka_bootstrap).producer(TASK, {}), BatchProducer)
+    clients = _clients(kafka_bootstrap)
+    assert isinstance(clients.producer(TASK, {}, failure_reports_only=True, batch_calls=True), BatchProducer)
+    # Records one by one, per-record reports (tasks that override commit_record), OAUTHBEARER and the
+    # worker's switch: confluent_kafka's producer.
+    assert not isinstance(clients.producer(TASK, {}, failure_reports_only=True), BatchProducer)
+    assert not isinstance(clients.producer(TASK, {}, batch_calls=True), BatchProducer)
     oauth = _clients(kafka_bootstrap, **{"sasl.mechanism": "OAUTHBEARER", "security.protocol": "SASL_PLAINTEXT"})
-    assert not isinstance(oauth.producer(TASK, {}, failure_reports_only=True), BatchProducer)
+    assert not isinstance(oauth.producer(TASK, {}, failure_reports_only=True, batch_calls=True), BatchProducer)
     off = _clients(kafka_bootstrap)
     off.batch_producer = False
-    assert not isinstance(off.producer(TASK, {}, failure_reports_only=True), BatchProducer)
+    assert not isinstance(off.producer(TASK, {}, failure_reports_only=True, batch_calls=True), BatchProducer)
 
 
 def test_a_setting_librdkafka_does_not_know_is_dropped_as_for_the_other_clients(

@@ -342,6 +342,7 @@ class FakeClients(KafkaClients):
     partitions: list[TopicPartition] = field(default_factory=list)
     producers: dict[ConnectorTaskId, FakeProducer] = field(default_factory=dict)
     dlq_producers: dict[ConnectorTaskId, FakeProducer] = field(default_factory=dict)
+    batch_calls: dict[ConnectorTaskId, bool] = field(default_factory=dict)
     consumers: dict[ConnectorTaskId, FakeConsumer] = field(default_factory=dict)
     fake_admin: FakeAdmin = field(default_factory=FakeAdmin)
     policy: str = "All"
@@ -350,9 +351,15 @@ class FakeClients(KafkaClients):
         super().__init__(producer_props={}, consumer_props={}, admin_props={}, override_policy=self.policy)
 
     def producer(
-        self, task: ConnectorTaskId, connector_config: Mapping[str, str], *, failure_reports_only: bool = False
+        self,
+        task: ConnectorTaskId,
+        connector_config: Mapping[str, str],
+        *,
+        failure_reports_only: bool = False,
+        batch_calls: bool = False,
     ) -> ProducerLike:
         self.producer_config("x", connector_config)  # the override policy still applies
+        self.batch_calls[task] = batch_calls
         producer = FakeProducer(failure_reports_only=failure_reports_only)
         self.producers[task] = producer
         return producer

@@ -196,7 +196,7 @@ class BatchProducer:
         if keys is not None:
             words[rd.KEY_WORD :: step] = array("Q", accumulate(key_lengths[:-1], initial=_address(key_payload)))
             words[rd.KEY_LEN_WORD :: step] = key_lengths
-        array_at = ctypes.addressof((ctypes.c_char * len(messages)).from_buffer(messages))
+        array_at = ctypes.addressof(ctypes.c_char.from_buffer(messages))
         topic_handle = self._topic(topic)
         refused: list[tuple[int, KafkaError]] = []
         start = 0

@@ -148,18 +148,26 @@ class KafkaClients:
     # -- clients --------------------------------------------------------------------------------
 
     def producer(
-        self, task: ConnectorTaskId, connector_config: Mapping[str, str], *, failure_reports_only: bool = False
+        self,
+        task: ConnectorTaskId,
+        connector_config: Mapping[str, str],
+        *,
+        failure_reports_only: bool = False,
+        batch_calls: bool = False,
     ) -> ProducerLike:
         """A source task's producer, client id `connector-producer-<name>-<task>`.
 
         `failure_reports_only`: delivery callbacks run for failed records only (librdkafka's
         `delivery.report.only.error`); the caller learns of successes by flushing the producer empty.
+        `batch_calls` (with failure reports only): the caller sends whole columns, so it gets a
+        `BatchProducer` where one can be made. Its `produce` of a single record costs several times
+        confluent_kafka's, so tasks that send records one by one keep confluent_kafka's producer.
         """
         client_id = f"connector-producer-{task.connector}-{task.task}"
         config: dict[str, Any] = dict(self.producer_config(client_id, connector_config))
         if failure_reports_only:
             config["delivery.report.only.error"] = True  # the Python client wants a bool here
-            if self.batch_producer and _batch_produce_allowed(config):
+            if batch_calls and self.batch_producer and _batch_produce_allowed(config):
                 batch_producer: ProducerLike = self._build(BatchProducer.create, config, "producer")
                 return batch_producer
         producer: ProducerLike = self._build(Producer, config, "producer")

@@ -344,3 +344,28 @@ def test_a_batch_stamped_at_send_gives_records_built_from_it_the_time_they_were_
     assert batch.timestamps is None
     assert first.timestamp is not None and before <= first.timestamp <= time.time_ns() // 1_000_000
     assert second.timestamp == first.timestamp
+
+
+def test_batches_with_timestamps_switch_the_task_once_to_a_producer_for_records_after_delivering_the_rest() -> None:
+    h, batch_producer = batch_harness()
+    record_producer = FakeProducer(failure_reports_only=True)
+    h.runner._record_producer = lambda: record_producer
+    batch_producer.hold = True  # the first batch is still in flight when the switch comes
+    h.runner.start_thread()
+    wait_until(lambda: h.state() is State.RUNNING, what="RUNNING")
+    h.task.script.put([lines(1, "a", "b")])
+    wait_until(lambda: len(batch_producer.in_flight) == 2, what="the first batch sent")
+    h.task.script.put([SourceRecordBatch("out", ["c"], STRING_SCHEMA, timestamps=[1234])])
+    wait_until(lambda: batch_producer.flushes > 0, what="the switch waiting for the first batch")
+    assert record_producer.in_flight == [] and record_producer.sent == []
+    batch_producer.hold = False  # delivered: the stamped record may go now, after them
+    h.task.script.put([lines(3, "d")])
+    wait_until(
+        lambda: len(record_producer.sent) + len(record_producer.in_flight) == 2, what="records via the new producer"
+    )
+    h.runner.stop()
+    assert h.runner.await_stop(10)
+    assert [p.value for p in batch_producer.sent] == [b"a", b"b"]
+    assert [(p.value, p.timestamp) for p in record_producer.sent] == [(b"c", 1234), (b"d", 0)]
+    assert batch_producer.batch_calls == [2] and h.runner.producer is record_producer
+    assert h.offset() == {"line": 3}

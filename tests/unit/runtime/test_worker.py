@@ -16,6 +16,7 @@ from connect.api import (
     SinkTask,
     SourceConnector,
     SourceRecord,
+    SourceRecordBatch,
     SourceTask,
     TopicPartition,
 )
@@ -27,6 +28,7 @@ from connect.runtime.plugins import PluginRegistry
 from connect.runtime.states import ConnectorTaskId, State, TargetState
 from connect.runtime.status import MemoryStatusStore
 from connect.runtime.task_process import ProcessWorkerTask
+from connect.runtime.transforms.filter import Filter
 from connect.runtime.worker import TooManyTasksError, Worker
 from connect.runtime.worker_config import WorkerConfig
 from tests.support.waiting import wait_until
@@ -89,6 +91,17 @@ class CountingSource(SourceConnector):
         return ConfigDef()
 
 
+class BatchCountingSourceTask(CountingSourceTask):
+    def poll_batches(self) -> list[SourceRecordBatch] | None:
+        records = self.poll()
+        return SourceRecordBatch.of_records(records) if records else None
+
+
+class BatchCountingSource(CountingSource):
+    def task_class(self) -> type[SourceTask]:
+        return BatchCountingSourceTask
+
+
 class CollectingSinkTask(SinkTask):
     received: list[SinkRecord]
 
@@ -139,7 +152,14 @@ class Fixture:
             worker_id="w1:8083",
             config=config,
             plugins=PluginRegistry.of(
-                CountingSource, CollectingSink, StringConverter, JsonConverter, SimpleHeaderConverter, ClosingConverter
+                CountingSource,
+                BatchCountingSource,
+                Filter,
+                CollectingSink,
+                StringConverter,
+                JsonConverter,
+                SimpleHeaderConverter,
+                ClosingConverter,
             ),
             offset_store=self.store,
             status=self.status,
@@ -248,6 +268,21 @@ def test_source_tasks_produce_and_store_offsets(fx: Fixture) -> None:
     assert fx.worker.active_topics("src") == {"out"}
     assert fx.status.active_topics("src") == {"out"}
     assert fx.store.snapshot()[b'["src",{"task":"0"}]'] == b'{"n":2}'
+
+
+def test_only_tasks_that_send_columns_get_a_producer_for_batch_calls(fx: Fixture) -> None:
+    batch_config = {"name": "b", "connector.class": "BatchCountingSource", "tasks.max": "1"}
+    transformed = {**batch_config, "name": "t", "transforms": "f", "transforms.f.type": "Filter"}
+    records = {**batch_config, "name": "r", "connector.class": "CountingSource"}
+    for config in (batch_config, transformed, records):
+        task = ConnectorTaskId(config["name"], 0)
+        fx.worker.start_task(task, config, {"task": "0", "count": "1"}, TargetState.STARTED)
+        wait_until(lambda task=task: task in fx.clients.batch_calls, what=f"{task} built")  # type: ignore[misc]
+    assert fx.clients.batch_calls == {
+        ConnectorTaskId("b", 0): True,
+        ConnectorTaskId("t", 0): False,  # transforms need records
+        ConnectorTaskId("r", 0): False,  # records one by one
+    }
 
 
 def test_a_restarted_task_resumes_from_its_stored_offset(fx: Fixture) -> None:
