@@ -155,9 +155,10 @@ def worker_config_def() -> ConfigDef:
         True,
         None,
         Importance.LOW,
-        "Whether a source task that polls batches hands each batch's values to librdkafka in one call "
-        "(`rd_kafka_produce_batch`) rather than one `produce` call per record. Records with their own "
-        "timestamps or headers, exactly-once tasks and OAUTHBEARER clients always go one by one.",
+        "Whether a source task that sends columns (it polls batches and has no transformation chain) "
+        "hands each batch's values to librdkafka in one call (`rd_kafka_produce_batch`) rather than one "
+        "`produce` call per record. Such a task switches to one call per record, once, when its batches carry "
+        "timestamps or headers; exactly-once tasks and OAUTHBEARER clients always produce one record at a time.",
     )
     d.define("topic.tracking.enable", ConfigType.BOOLEAN, True, None, Importance.LOW, "Track active topics.")
     d.define("topic.tracking.allow.reset", ConfigType.BOOLEAN, True, None, Importance.LOW, "Allow topic reset.")
