@@ -10,11 +10,12 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from confluent_kafka import Consumer, KafkaError, KafkaException
+from confluent_kafka import KafkaError, KafkaException
 
 from connect.runtime.kafka_clients import ColumnNotBytesError, KafkaClients
 from connect.runtime.kafka_clients.batch_producer import BatchProducer
 from connect.runtime.states import ConnectorTaskId
+from tests.support.topic_reads import messages_to_end
 
 TASK = ConnectorTaskId("batch", 0)
 
@@ -33,21 +34,8 @@ def _producer(bootstrap: str, **producer_props: str) -> BatchProducer:
     return producer
 
 
-def _read(bootstrap: str, topic: str, expected: int, timeout: float = 30.0) -> list[Any]:
-    consumer = Consumer(
-        {"bootstrap.servers": bootstrap, "group.id": f"reader-{uuid.uuid4().hex}", "auto.offset.reset": "earliest"}
-    )
-    consumer.subscribe([topic])
-    messages: list[Any] = []
-    deadline = time.monotonic() + timeout
-    try:
-        while len(messages) < expected and time.monotonic() < deadline:
-            message = consumer.poll(0.5)
-            if message is not None and message.error() is None:
-                messages.append(message)
-    finally:
-        consumer.close()
-    return messages
+def _read(bootstrap: str, topic: str) -> list[Any]:
+    return messages_to_end({"bootstrap.servers": bootstrap}, topic)
 
 
 def no_wait() -> None:
@@ -74,7 +62,7 @@ def test_a_batch_of_values_and_keys_arrives_in_order_with_the_send_time(
     assert producer.flush(30) == 0
     assert len(producer) == 0 and reports.failures == []
 
-    messages = _read(kafka_bootstrap, unique_topic, len(values))
+    messages = _read(kafka_bootstrap, unique_topic)
     assert [m.value() for m in messages] == values
     assert [m.key() for m in messages] == keys
     assert all(before - 1000 <= m.timestamp()[1] <= time.time() * 1000 for m in messages)
@@ -89,7 +77,7 @@ def test_values_without_keys_are_spread_by_the_partitioner(
     values = [str(i).encode() for i in range(3000)]
     assert producer.produce_values(topic, -1, values, None, Reports(), no_wait) == []
     assert producer.flush(30) == 0
-    messages = _read(kafka_bootstrap, topic, 3000)
+    messages = _read(kafka_bootstrap, topic)
     assert sorted(m.value() for m in messages) == sorted(values)
     assert {m.partition() for m in messages} == {0, 1, 2}
     assert all(m.key() is None for m in messages)
@@ -101,7 +89,7 @@ def test_a_value_librdkafka_refuses_is_named_and_the_others_go(kafka_bootstrap: 
     refused = producer.produce_values(unique_topic, 0, values, None, Reports(), no_wait)
     assert [(index, error.code()) for index, error in refused] == [(1, KafkaError.MSG_SIZE_TOO_LARGE)]
     assert producer.flush(30) == 0
-    assert [m.value() for m in _read(kafka_bootstrap, unique_topic, 2)] == [b"a", b"c"]
+    assert [m.value() for m in _read(kafka_bootstrap, unique_topic)] == [b"a", b"c"]
 
 
 def test_a_full_queue_is_waited_out_from_where_it_filled_and_the_order_holds(
@@ -120,7 +108,7 @@ def test_a_full_queue_is_waited_out_from_where_it_filled_and_the_order_holds(
     assert [index for index, _ in refused] == [17]
     assert waits == [10, 10]  # the queue was full each time
     assert producer.flush(30) == 0
-    assert [m.value() for m in _read(kafka_bootstrap, unique_topic, 24)] == values[:17] + values[18:]
+    assert [m.value() for m in _read(kafka_bootstrap, unique_topic)] == values[:17] + values[18:]
 
 
 def test_a_delivery_that_fails_later_reaches_its_callback_with_the_record(kafka_bootstrap: str) -> None:
@@ -150,7 +138,7 @@ def test_one_record_keeps_its_timestamp_headers_and_key(kafka_bootstrap: str, un
     producer.produce(unique_topic, "text", b"key", 0, None, Reports(), 1_600_000_000_000, [("h", b"1"), ("n", None)])
     producer.produce(unique_topic, None, None, 0)
     assert producer.flush(30) == 0
-    first, tombstone = _read(kafka_bootstrap, unique_topic, 2)
+    first, tombstone = _read(kafka_bootstrap, unique_topic)
     assert (first.value(), first.key(), first.timestamp()[1]) == (b"text", b"key", 1_600_000_000_000)
     assert first.headers() == [("h", b"1"), ("n", None)]
     assert tombstone.value() is None

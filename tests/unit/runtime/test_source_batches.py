@@ -68,11 +68,14 @@ class Harness:
         value: Converter | None = None,
         tolerance: ErrorTolerance = ErrorTolerance.NONE,
         transformer: Any = None,
+        producer: FakeProducer | None = None,
     ) -> None:
         self.task = task or BatchTask()
         self.status = MemoryStatusStore("worker-1")
         self.store = MemoryOffsetStore()
-        self.producer = FakeProducer(failure_reports_only=not WorkerSourceTask.needs_record_reports(type(self.task)))
+        if producer is None:  # (a producer with nothing in flight is falsy: it has a length)
+            producer = FakeProducer(failure_reports_only=not WorkerSourceTask.needs_record_reports(type(self.task)))
+        self.producer = producer
         self.topics: list[str] = []
         pipeline = record_pipeline(
             TASK,
@@ -253,22 +256,8 @@ def test_batches_handed_to_send_batch_go_through_the_transformation_chain() -> N
 
 
 def batch_harness(**kwargs: Any) -> tuple[Harness, FakeBatchProducer]:
-    h = Harness(**kwargs)
-    h.producer = producer = FakeBatchProducer()
-    h.runner = WorkerSourceTask(
-        TASK,
-        h.task,
-        {},
-        h.status,
-        TargetState.STARTED,
-        producer=h.producer,
-        pipeline=h.runner.pipeline,
-        offset_store=h.store,
-        offset_flush_interval_ms=60_000,
-        offset_flush_timeout_ms=50,
-        on_topic_used=h.topics.append,
-    )
-    return h, producer
+    producer = FakeBatchProducer()
+    return Harness(producer=producer, **kwargs), producer
 
 
 def test_a_producer_that_takes_values_gets_each_batch_without_timestamps_or_headers_in_one_call() -> None:
