@@ -47,7 +47,16 @@ from connect.api.context import (
     TransactionContext,
 )
 from connect.api.converter import Converter, HeaderConverter
-from connect.api.data import Field, Schema, SchemaAndValue, SchemaAndValues, SchemaType, Struct, StructColumns
+from connect.api.data import (
+    Field,
+    Schema,
+    SchemaAndValue,
+    SchemaAndValues,
+    SchemaType,
+    Struct,
+    StructColumns,
+    Utf8Strings,
+)
 from connect.api.errors import (
     AlreadyExistsError,
     ConfigError,
@@ -131,6 +140,7 @@ __all__ = [
     "TopicPartition",
     "TransactionContext",
     "Transformation",
+    "Utf8Strings",
     "ValidList",
     "ValidString",
     "Validator",

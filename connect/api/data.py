@@ -11,7 +11,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, overload
 
 from connect.api.errors import DataError
 
@@ -321,3 +321,46 @@ __all__ = [
     "Struct",
     "StructColumns",
 ]
+
+
+class Utf8Strings(Sequence[str]):
+    """A column of strings held as their UTF-8 encodings, each decoded when read.
+
+    For a source task that reads text as bytes (FileStreamSource): handed as a batch's values, the bytes go
+    to Kafka as they are wherever the value converter writes UTF-8 (`StringConverter`), so a line is
+    neither decoded nor encoded again on its way; every other reader sees `str`s. Each entry must be valid
+    UTF-8 (reading an entry that is not raises UnicodeDecodeError). Any thread; do not change `encoded`
+    once handed over.
+    """
+
+    __slots__ = ("encoded",)
+
+    def __init__(self, encoded: list[bytes]) -> None:
+        self.encoded = encoded
+
+    def __len__(self) -> int:
+        return len(self.encoded)
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Utf8Strings: ...
+
+    def __getitem__(self, index: int | slice) -> str | Utf8Strings:
+        if isinstance(index, slice):
+            return Utf8Strings(self.encoded[index])
+        return self.encoded[index].decode()
+
+    def __iter__(self) -> Iterator[str]:
+        return map(bytes.decode, self.encoded)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Utf8Strings):
+            return self.encoded == other.encoded
+        return isinstance(other, Sequence) and not isinstance(other, (str, bytes)) and list(self) == list(other)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, like a list
+
+    def __repr__(self) -> str:
+        return f"Utf8Strings({len(self.encoded)} strings)"

@@ -35,6 +35,7 @@ from connect.api import (
     SourceRecord,
     SourceRecordBatch,
     SourceTask,
+    Utf8Strings,
     single_topic,
 )
 from connect.api.data import STRING_SCHEMA
@@ -159,7 +160,7 @@ class FileStreamSourceTask(SourceTask):
         self._partition: dict[str, str] | None = None
         self._pending = b""
         self._position = 0  # stream position of the first byte of _pending
-        self._lines: list[str] = []
+        self._lines: list[str] | Utf8Strings = []
         self._ends: list[int] | LineEnds = []
         self._next = 0  # index of the first line in _lines not yet returned
 
@@ -244,14 +245,19 @@ class FileStreamSourceTask(SourceTask):
                 self._append(split.lines, split.ends)
         return self._next < len(self._lines)
 
-    def _append(self, lines: list[str], ends: list[int] | LineEnds) -> None:
-        held = self._ends
-        if isinstance(held, LineEnds) and isinstance(ends, LineEnds):
-            self._lines += lines
-            self._ends = held.grown(self._lines)  # still contiguous ASCII lines
+    def _append(self, lines: list[str] | Utf8Strings, ends: list[int] | LineEnds) -> None:
+        held_lines, held_ends = self._lines, self._ends
+        if (
+            isinstance(held_lines, Utf8Strings)
+            and isinstance(lines, Utf8Strings)
+            and isinstance(held_ends, LineEnds)
+            and isinstance(ends, LineEnds)
+        ):
+            held_lines.encoded += lines.encoded  # still contiguous ASCII lines (no batch holds this list)
+            self._ends = held_ends.grown(held_lines.encoded)
             return
-        self._lines += lines
-        self._ends = [*held, *ends]  # a mix: positions of every line, as a list
+        # A mix: the lines as strings and the position of every line, as lists.
+        self._lines, self._ends = [*held_lines, *lines], [*held_ends, *ends]
 
     def _read_chunk(self) -> bytes:
         if self._stdin_fd is not None:

@@ -20,6 +20,7 @@ from connect.api.data import (
     SchemaAndValue,
     SchemaAndValues,
     SchemaType,
+    Utf8Strings,
 )
 from connect.api.errors import DataError
 from connect.api.records import Headers
@@ -84,6 +85,8 @@ class StringConverter(Converter, HeaderConverter):
         if type(self).from_connect_data is not StringConverter.from_connect_data:
             return super().from_connect_data_batch(topic, schema, values, headers)  # a subclass's own conversion
         encoding = self.encoding
+        if isinstance(values, Utf8Strings) and encoding == "utf-8":
+            return values.encoded  # type: ignore[return-value]  # already the bytes this would write
         convert = self.from_connect_data
         try:
             try:

@@ -8,7 +8,7 @@ from typing import Any
 import orjson
 import pytest
 
-from connect.api import DataError, Schema
+from connect.api import DataError, Schema, Utf8Strings
 from connect.api.converter import Converter
 from connect.api.data import BYTES_SCHEMA, INT32_SCHEMA, OPTIONAL_STRING_SCHEMA, STRING_SCHEMA, Struct
 from connect.runtime.converters import ByteArrayConverter, JsonConverter, StringConverter
@@ -32,6 +32,10 @@ CASES: list[tuple[Converter, Schema | None, list[Any]]] = [
     (configured(JsonConverter()), STRING_SCHEMA, ["one", "two,\n,three"]),
     (configured(StringConverter()), STRING_SCHEMA, ["a", "é", None, 5, True]),
     (configured(StringConverter(), **{"converter.encoding": "latin-1"}), None, ["é"]),
+    # Strings held as their UTF-8 bytes: the same bytes with UTF-8, re-encoded with another encoding.
+    (configured(StringConverter()), STRING_SCHEMA, Utf8Strings([b"a", "é".encode()])),
+    (configured(StringConverter(), **{"converter.encoding": "latin-1"}), None, Utf8Strings(["é".encode()])),
+    (configured(JsonConverter()), STRING_SCHEMA, Utf8Strings([b"x", "\u00e9".encode()])),
     (configured(ByteArrayConverter()), BYTES_SCHEMA, [b"a", None, bytearray(b"b")]),
     (configured(ByteArrayConverter()), None, [b"a", None]),
 ]
@@ -64,3 +68,17 @@ def test_a_subclass_that_converts_values_itself_is_called_for_each() -> None:
 
     converter = configured(Shouting())
     assert converter.from_connect_data_batch("t", STRING_SCHEMA, ["a", "b"]) == [b"A", b"B"]
+
+
+def test_utf8_strings_go_out_as_the_bytes_they_hold_without_being_decoded() -> None:
+    encoded = [b"line one", "\u00e9t\u00e9".encode()]
+    assert configured(StringConverter()).from_connect_data_batch("t", STRING_SCHEMA, Utf8Strings(encoded)) is encoded
+
+
+def test_utf8_strings_read_as_strings() -> None:
+    column = Utf8Strings([b"a", "\u00e9".encode(), b"c"])
+    assert (len(column), column[1], column[-1], list(column)) == (3, "\u00e9", "c", ["a", "\u00e9", "c"])
+    assert column[1:] == Utf8Strings(["\u00e9".encode(), b"c"]) and column[1:] == ["\u00e9", "c"]
+    assert isinstance(column[:2], Utf8Strings)
+    with pytest.raises(UnicodeDecodeError):
+        _ = Utf8Strings([b"\xff"])[0]
