@@ -20,6 +20,10 @@ which record was acknowledged: their producer reports every delivery to a per-re
 
 Hot path: one `try` around a whole batch, methods bound to locals, one delivery callback object per
 batch (called for failures only), no per-record logging or metrics (`metrics` records once per poll).
+With a producer that takes columns (`kafka_clients.BatchProducer`, given to tasks that send columns), a
+batch's values go to librdkafka in one call; the first batch with timestamps or headers, which that
+producer would take one record at a time at several times the cost, makes the task flush it and go on
+with `record_producer`'s.
 A record that raises is redone alone through the `ErrorHandler` (retries, tolerance, error log). A
 batch that an exception leaves partly unsent is marked failed, so none of its offsets (nor later ones
 of its source partitions) is ever committed.
