@@ -16,8 +16,9 @@ PUBLIC_NAMES = {
     "SinkRecordBatch", "SinkTask", "SinkTaskContext",
     "SourceConnector", "SourceConnectorContext", "SourceOffset", "SourcePartition", "SourceRecord", "SourceRecordBatch",
     "SourceTask", "SourceTaskContext", "Struct", "StructColumns", "Task", "TimestampType", "TopicPartition",
-    "TransactionContext", "Transformation", "ValidList", "ValidString", "Validator", "Width", "composite",
-    "invalid_value", "non_empty_string", "non_empty_string_without_control_chars", "non_null", "single_topic",
+    "TransactionContext", "Transformation", "Utf8Strings", "ValidList", "ValidString", "Validator", "Width",
+    "composite", "invalid_value", "non_empty_string", "non_empty_string_without_control_chars", "non_null",
+    "single_topic",
 }  # fmt: skip
 
 
