@@ -47,10 +47,10 @@ class LineEnds(Sequence[int]):
         return ends
 
     def part(self, start: int, end: int) -> LineEnds:
-        """The ends of lines[start:end], cheaply when `start` is where the previous part ended."""
+        """The ends of lines[start:end]; parts are taken in order, each starting where the previous ended."""
         index, position = self._cursor
         if start != index:
-            position = self._base + sum(map(len, self._lines[:start])) + start
+            raise ValueError(f"lines from {start} asked for, where the previous part ended at {index}")
         part = LineEnds(self._lines[start:end], position)
         self._cursor = (end, part.last)
         return part

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from confluent_kafka import KafkaError, KafkaException
 
-from connect.runtime.kafka_clients import ColumnNotBytesError, KafkaClients
+from connect.runtime.kafka_clients import ColumnNotBytesError, KafkaClients, factory
 from connect.runtime.kafka_clients.batch_producer import BatchProducer
 from connect.runtime.states import ConnectorTaskId
 from tests.support.topic_reads import messages_to_end
@@ -160,8 +160,6 @@ def test_a_full_queue_refuses_one_record_with_buffer_error_and_a_bad_one_with_ka
 def test_errors_statistics_and_log_lines_reach_the_callbacks_the_factory_sets(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    from connect.runtime.kafka_clients import factory
-
     errors: list[KafkaError] = []
     stats: list[dict[str, Any]] = []
     caplog.set_level(logging.DEBUG, logger=factory.librdkafka_log.name)

@@ -283,7 +283,6 @@ class BatchProducer:
             if code == rd.ERR_QUEUE_FULL:
                 raise BufferError(_err2str(code))
             raise KafkaException(kafka_error(code, reason.decode(errors="replace") if reason else None))
-        del value_bytes, key_bytes  # kept alive until librdkafka copied them
 
     def _headers(self, headers: Iterable[tuple[str, str | bytes | None]]) -> int:
         lib = self._lib
