@@ -83,6 +83,42 @@ def test_values_without_keys_are_spread_by_the_partitioner(
     assert all(m.key() is None for m in messages)
 
 
+def test_a_batch_without_keys_goes_to_one_partition_and_batches_spread_over_the_topic(
+    kafka_bootstrap: str, topic_factory: Callable[..., str]
+) -> None:
+    topic = topic_factory(partitions=3)
+    producer = _producer(kafka_bootstrap)  # librdkafka's defaults: a random partition for a missing key
+    batches = [[f"{batch}-{i}".encode() for i in range(50)] for batch in range(30)]
+    for values in batches:
+        assert producer.produce_values(topic, -1, values, None, Reports(), no_wait) == []
+    assert producer.flush(30) == 0
+
+    partition_of: dict[bytes, int] = {}
+    by_partition: dict[int, list[bytes]] = {}
+    for message in _read(kafka_bootstrap, topic):
+        partition_of[message.value()] = message.partition()
+        by_partition.setdefault(message.partition(), []).append(message.value())
+    assert len(partition_of) == 30 * 50
+    assert all(len({partition_of[value] for value in values}) == 1 for values in batches)
+    assert len(by_partition) > 1  # 30 batches all in one of 3 partitions: about 1 in 10^14
+    for values in by_partition.values():  # and each partition holds its batches in the order sent
+        held = set(values)
+        assert values == [value for batch in batches for value in batch if value in held]
+    producer.close()
+
+
+def test_batches_to_a_topic_that_does_not_exist_yet_arrive_whole_and_in_order(kafka_bootstrap: str) -> None:
+    topic = f"created-by-producing-{uuid.uuid4().hex[:8]}"  # the broker creates it on the first metadata request
+    producer = _producer(kafka_bootstrap)
+    batches = [[f"{batch}-{i}".encode() for i in range(100)] for batch in range(20)]
+    for values in batches:
+        assert producer.produce_values(topic, -1, values, None, Reports(), no_wait) == []
+    assert producer.flush(30) == 0
+    messages = _read(kafka_bootstrap, topic)
+    assert [m.value() for m in messages] == [value for values in batches for value in values]
+    producer.close()
+
+
 def test_a_value_librdkafka_refuses_is_named_and_the_others_go(kafka_bootstrap: str, unique_topic: str) -> None:
     producer = _producer(kafka_bootstrap, **{"max.request.size": "10000"})
     values = [b"a", b"x" * 20_000, b"c"]

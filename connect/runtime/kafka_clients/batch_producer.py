@@ -8,7 +8,8 @@ librdkafka handle of its own, created through ctypes from the library confluent_
 `rd_kafka_produce_batch` as one array, built with a few calls over whole columns, so the per-record
 work left in Python is a `len()` and a copy of the bytes into one buffer. librdkafka copies each
 message (`RD_KAFKA_MSG_F_COPY`), and ctypes releases the interpreter lock for the call, so other task
-threads run meanwhile.
+threads run meanwhile. A batch without keys goes to one partition, chosen for the batch
+(`null_key_partitions`), so librdkafka's partitioner does not run for each of its records.
 
 Everything else keeps the `ProducerLike` contract of confluent_kafka's producer, which the source task
 loop relies on: `produce` for one record with a timestamp and headers (`rd_kafka_produceva`; BufferError
@@ -41,6 +42,7 @@ from typing import Any
 from confluent_kafka import KafkaError, KafkaException
 
 from connect.runtime.kafka_clients import rdkafka_ctypes as rd
+from connect.runtime.kafka_clients.null_key_partitions import NullKeyPartitions, chooses_for_null_keys
 from connect.runtime.kafka_clients.protocols import ColumnNotBytesError
 
 log = logging.getLogger(__name__)
@@ -51,6 +53,8 @@ _LOG_LEVELS = (logging.CRITICAL,) * 3 + (logging.ERROR, logging.WARNING, logging
 _FLUSH_STEP_MS = 50
 _ERRSTR_SIZE = 512
 _MESSAGE_BYTES = rd.MESSAGE_WORDS * 8
+# A metadata request on the task thread: at most this long (the lookup is retried later).
+_METADATA_TIMEOUT_MS = 1000
 
 
 class DeliveredMessage:
@@ -108,6 +112,7 @@ class BatchProducer:
         error_cb: Callable[[KafkaError], None] | None,
         stats_cb: Callable[[str], None] | None,
         logger: logging.Logger | None,
+        partition_per_batch: bool = False,
     ) -> None:
         self._lib = lib
         self._handle: int | None = handle
@@ -123,6 +128,7 @@ class BatchProducer:
         # Topic handles, tokens, and each enqueue with the token it carries (a producer may be used from
         # any thread, and the tokens are dropped when nothing is outstanding).
         self._lock = threading.Lock()
+        self._null_key_partitions = NullKeyPartitions(self._partitions_with_leader) if partition_per_batch else None
 
     @classmethod
     def create(cls, config: Mapping[str, Any]) -> BatchProducer:
@@ -157,7 +163,14 @@ class BatchProducer:
             lib.rd_kafka_conf_destroy(conf)
             raise KafkaException(kafka_error(KafkaError._INVALID_ARG, errstr.value.decode(errors="replace")))
         lib.rd_kafka_set_log_queue(handle, None)  # log lines as events on the main queue
-        return cls(lib, handle, error_cb=error_cb, stats_cb=stats_cb, logger=logger)
+        return cls(
+            lib,
+            handle,
+            error_cb=error_cb,
+            stats_cb=stats_cb,
+            logger=logger,
+            partition_per_batch=chooses_for_null_keys(settings),
+        )
 
     # -- producing ------------------------------------------------------------------------------------
 
@@ -178,11 +191,14 @@ class BatchProducer:
         pauses briefly) and goes on from where the queue filled, with the array already built, so order
         holds and nothing is built twice. Returns the records librdkafka refused (index, error): too large,
         an unknown partition. `on_delivery(error, message)` runs in `poll`/`flush` for records that fail
-        later.
+        later. Values without keys and without a partition go to one partition together, chosen for the
+        batch (`null_key_partitions`), where the settings let librdkafka pick a random one for them.
         """
         count = len(values)
         if not count:
             return []
+        if partition == rd.PARTITION_UA and keys is None and self._null_key_partitions is not None:
+            partition = self._null_key_partitions.choose(topic)
         try:
             lengths = array("Q", map(len, values))
             payload = b"".join(values)  # TypeError for a None or str among them
@@ -435,6 +451,24 @@ class BatchProducer:
                         raise KafkaException(kafka_error(KafkaError._INVALID_ARG, f"Cannot use topic {topic}"))
                     self._topics[topic] = handle
         return handle
+
+    def _partitions_with_leader(self, topic: str) -> tuple[int, ...] | None:
+        """The partitions of `topic` that have a leader, from a metadata request; None if it failed."""
+        lib = self._lib
+        found = ctypes.POINTER(rd.Metadata)()
+        code = lib.rd_kafka_metadata(self._live(), 0, self._topic(topic), ctypes.byref(found), _METADATA_TIMEOUT_MS)
+        if code != rd.ERR_NO_ERROR:
+            log.debug("No metadata for topic %s yet: %s", topic, _err2str(code))
+            return None
+        try:
+            metadata = found.contents
+            name = topic.encode()
+            for entry in metadata.topics[: metadata.topic_cnt]:
+                if entry.topic == name:
+                    return tuple(p.id for p in entry.partitions[: entry.partition_cnt] if p.leader >= 0)
+            return ()
+        finally:
+            lib.rd_kafka_metadata_destroy(found)
 
     def _token(self, callback: Callable[[Any, Any], None]) -> int:
         """The opaque that stands for `callback` in librdkafka's messages (the caller holds the lock)."""

@@ -4,7 +4,8 @@ confluent_kafka's `Producer.produce` takes one message per call, and its argumen
 per-message state it keeps cost about as much as librdkafka's own work; `rd_kafka_produce_batch` takes
 an array of messages in one call (docs/performance.md, "Sources"). This module declares only what
 `batch_producer` uses: a producer handle, its main queue read through the event API (no C callbacks
-into Python), `rd_kafka_produce_batch` and `rd_kafka_produceva`.
+into Python), `rd_kafka_produce_batch`, `rd_kafka_produceva` and `rd_kafka_metadata` (a topic's
+partitions and their leaders).
 
 The library is the one already mapped into this process by `confluent_kafka.cimpl` (read from
 /proc/self/maps), so both speak the same librdkafka version; `load()` returns None where it cannot be
@@ -92,6 +93,44 @@ class VU(ctypes.Structure):
     _fields_ = (("vtype", _c_int), ("u", _VUnion))
 
 
+class MetadataPartition(ctypes.Structure):
+    """rd_kafka_metadata_partition_t."""
+
+    _fields_ = (
+        ("id", ctypes.c_int32),
+        ("err", _c_int),
+        ("leader", ctypes.c_int32),
+        ("replica_cnt", _c_int),
+        ("replicas", ctypes.POINTER(ctypes.c_int32)),
+        ("isr_cnt", _c_int),
+        ("isrs", ctypes.POINTER(ctypes.c_int32)),
+    )
+
+
+class MetadataTopic(ctypes.Structure):
+    """rd_kafka_metadata_topic_t."""
+
+    _fields_ = (
+        ("topic", _c_char_p),
+        ("partition_cnt", _c_int),
+        ("partitions", ctypes.POINTER(MetadataPartition)),
+        ("err", _c_int),
+    )
+
+
+class Metadata(ctypes.Structure):
+    """rd_kafka_metadata_t (its brokers are not read, so they stay an opaque pointer)."""
+
+    _fields_ = (
+        ("broker_cnt", _c_int),
+        ("brokers", _c_void_p),
+        ("topic_cnt", _c_int),
+        ("topics", ctypes.POINTER(MetadataTopic)),
+        ("orig_broker_id", ctypes.c_int32),
+        ("orig_broker_name", _c_char_p),
+    )
+
+
 def _declare(lib: ctypes.CDLL) -> None:
     signatures: dict[str, tuple[object, list[object]]] = {
         "rd_kafka_version": (_c_int, []),
@@ -131,6 +170,8 @@ def _declare(lib: ctypes.CDLL) -> None:
         "rd_kafka_event_stats": (_c_char_p, [_c_void_p]),
         "rd_kafka_err2str": (_c_char_p, [_c_int]),
         "rd_kafka_name": (_c_char_p, [_c_void_p]),
+        "rd_kafka_metadata": (_c_int, [_c_void_p, _c_int, _c_void_p, ctypes.POINTER(ctypes.POINTER(Metadata)), _c_int]),
+        "rd_kafka_metadata_destroy": (None, [ctypes.POINTER(Metadata)]),
     }
     for name, (restype, argtypes) in signatures.items():
         function = getattr(lib, name)
