@@ -65,9 +65,23 @@ def test_a_standalone_worker_moves_lines_over_sasl_ssl_and_over_ssl_with_a_clien
     written, sent = sink_file.read_text(), source_file.read_text()
     if written != sent:
         # Once seen here: all 500 lines, rotated. Say which side reordered them, the topic or the sink.
-        held = b"".join(m.value() + b"\n" for m in messages_to_end(to_librdkafka(keys, "consumer"), topic))
-        side = "the topic holds them in order" if held == sent.encode() else "the topic holds them out of order"
-        pytest.fail(f"the sink file differs from the source file ({side}); first lines: {written[:200]!r}")
+        held = [m.value().decode() for m in messages_to_end(to_librdkafka(keys, "consumer"), topic)]
+        side = "in order" if "".join(f"{line}\n" for line in held) == sent else "out of order"
+        pytest.fail(
+            f"the sink file differs from the source file; the topic holds the lines {side}: "
+            f"topic {_line_ranges(held)}, file {_line_ranges(written.splitlines())}"
+        )
+
+
+def _line_ranges(lines: list[str]) -> str:
+    """'secured line N' lines as runs of consecutive N: "0-117, 0, 118-499"."""
+    runs: list[list[int]] = []
+    for number in (int(line.rpartition(" ")[2]) for line in lines):
+        if runs and number == runs[-1][1] + 1:
+            runs[-1][1] = number
+        else:
+            runs.append([number, number])
+    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
 
 
 @pytest.mark.parametrize("isolation", ["thread", "process"])
