@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import pytest
 
 from connect.runtime.kafka_clients.null_key_partitions import (
+    FIRST_WAIT_S,
     REFRESH_S,
     RETRY_S,
     UNASSIGNED,
@@ -30,14 +31,19 @@ class Lookups:
 class Clock:
     def __init__(self) -> None:
         self.now = 100.0
+        self.slept = 0.0
 
     def __call__(self) -> float:
         return self.now
 
+    def sleep(self, seconds: float) -> None:
+        self.now += seconds
+        self.slept += seconds
+
 
 def test_one_lookup_serves_every_batch_until_the_refresh() -> None:
     lookups, clock = Lookups((0, 1, 2), (0, 1, 2, 3)), Clock()
-    partitions = NullKeyPartitions(lookups, clock=clock)
+    partitions = NullKeyPartitions(lookups, clock=clock, sleep=clock.sleep)
     chosen = {partitions.choose("t") for _ in range(300)}
     assert chosen == {0, 1, 2}  # random per batch, over the partitions the lookup found
     assert lookups.asked == ["t"]
@@ -54,23 +60,33 @@ def test_each_topic_has_its_own_partitions() -> None:
     assert {partitions.choose("two") for _ in range(200)} == {5, 6}
 
 
-def test_while_no_partition_is_known_librdkafka_chooses_and_the_lookup_is_retried_later() -> None:
-    lookups, clock = Lookups(None, (), (3,)), Clock()  # failed, then a topic being created, then known
-    partitions = NullKeyPartitions(lookups, clock=clock)
-    assert partitions.choose("t") == UNASSIGNED
-    assert partitions.choose("t") == UNASSIGNED
-    assert len(lookups.asked) == 1  # not a round trip per batch
+def test_the_first_batch_to_a_topic_waits_for_its_partitions() -> None:
+    lookups, clock = Lookups(None, (), (), (4,)), Clock()  # failed, then a topic being created, then known
+    partitions = NullKeyPartitions(lookups, clock=clock, sleep=clock.sleep)
+    assert partitions.choose("t") == 4
+    assert len(lookups.asked) == 4
+    assert 0 < clock.slept < 1
 
-    clock.now += RETRY_S
+
+def test_when_the_first_wait_runs_out_librdkafka_chooses_and_the_lookup_is_retried_later() -> None:
+    clock = Clock()
+    lookups = Lookups(())  # a topic that does not come
+    partitions = NullKeyPartitions(lookups, clock=clock, sleep=clock.sleep)
     assert partitions.choose("t") == UNASSIGNED
+    assert FIRST_WAIT_S <= clock.slept < FIRST_WAIT_S + 0.1  # waited, within its bound
+    asked = len(lookups.asked)
+    assert partitions.choose("t") == UNASSIGNED
+    assert len(lookups.asked) == asked  # no round trip per batch after that
+
+    lookups.answers = [(3,)]
     clock.now += RETRY_S
     assert partitions.choose("t") == 3
-    assert len(lookups.asked) == 3
+    assert len(lookups.asked) == asked + 1
 
 
 def test_a_refresh_that_finds_nothing_keeps_the_partitions_known_and_tries_again_soon() -> None:
     lookups, clock = Lookups((1, 2), None, (2,)), Clock()
-    partitions = NullKeyPartitions(lookups, clock=clock)
+    partitions = NullKeyPartitions(lookups, clock=clock, sleep=clock.sleep)
     partitions.choose("t")
     clock.now += REFRESH_S
     assert {partitions.choose("t") for _ in range(200)} == {1, 2}
