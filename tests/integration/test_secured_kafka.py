@@ -64,7 +64,7 @@ def test_a_standalone_worker_moves_lines_over_sasl_ssl_and_over_ssl_with_a_clien
         assert all_running(client, "src", 1) and all_running(client, "sink", 1)
     written, sent = sink_file.read_text(), source_file.read_text()
     if written != sent:
-        # Once seen here: all 500 lines, rotated. Say which side reordered them, the topic or the sink.
+        # Say which side reordered the lines, the topic or the sink.
         held = [m.value().decode() for m in messages_to_end(to_librdkafka(keys, "consumer"), topic)]
         side = "in order" if "".join(f"{line}\n" for line in held) == sent else "out of order"
         pytest.fail(

@@ -197,8 +197,6 @@ class BatchProducer:
         count = len(values)
         if not count:
             return []
-        if partition == rd.PARTITION_UA and keys is None and self._null_key_partitions is not None:
-            partition = self._null_key_partitions.choose(topic)
         try:
             lengths = array("Q", map(len, values))
             payload = b"".join(values)  # TypeError for a None or str among them
@@ -207,6 +205,9 @@ class BatchProducer:
                 key_payload = b"".join(keys)
         except TypeError as exc:
             raise ColumnNotBytesError(str(exc)) from None
+        if partition == rd.PARTITION_UA and keys is None and self._null_key_partitions is not None:
+            # After the column is known to be bytes: a refused column should not wait on a first lookup.
+            partition = self._null_key_partitions.choose(topic)
         messages = bytearray(_MESSAGE_BYTES * count)
         words = memoryview(messages).cast("Q")
         step = rd.MESSAGE_WORDS
