@@ -9,6 +9,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
 
 def _cpu_model() -> str:
     try:
@@ -46,6 +48,21 @@ def _client_versions() -> dict[str, str]:
     except ImportError:
         return {}
     return {"confluent_kafka": str(confluent_kafka.__version__), "librdkafka": confluent_kafka.libversion()[0]}
+
+
+# The fields of /proc/stat's "cpu" line that count as idle: idle and iowait (a core waiting on I/O runs nothing).
+IDLE_FIELDS = (3, 4)
+
+
+def busy_cpu_seconds() -> float:
+    """CPU seconds all the machine's cores have spent on anything but idling since boot, whoever ran.
+
+    Every process counts (workers, the broker, the harness): the difference over an interval ÷ its length is
+    how many cores were busy, which bounds what more tasks can add on the same machine."""
+    first = Path("/proc/stat").read_text().splitlines()[0].split()
+    # user nice system idle iowait irq softirq steal guest guest_nice; guest time is already inside user.
+    ticks = [int(value) for value in first[1:9]]
+    return sum(value for index, value in enumerate(ticks) if index not in IDLE_FIELDS) / CLOCK_TICKS
 
 
 def describe(kafka_version: str) -> dict[str, Any]:

@@ -116,6 +116,8 @@ METRIC_NAMES = {
     "records_per_s_1_task": "records/s, 1 task",
     **{f"records_per_s_{n}_tasks": f"records/s, {n} tasks" for n in SOURCE_TASK_COUNTS[1:]},
     **{f"scaling_{n}_vs_1": f"{n} tasks ÷ 1 task" for n in SOURCE_TASK_COUNTS[1:]},
+    "cores_busy_1_task": "cores busy, 1 task",
+    **{f"cores_busy_{n}_tasks": f"cores busy, {n} tasks" for n in SOURCE_TASK_COUNTS[1:]},
     "from_start_s": "from process start (s)",
     "from_rest_s": "from REST ready (s)",
     "unaffected_pct": "unaffected tasks' throughput (% of steady)",

@@ -142,8 +142,8 @@ def _cost_rows(ctx: RunContext) -> dict[str, dict[str, SystemResult]]:
                 sink = _sink_run(ctx, worker, topic, count)
                 if repetition >= ctx.sizes.warmups:
                     for name, measured in ((COST_SOURCE, source), (COST_SINK, sink)):
-                        for metric, value in measured.items():
-                            samples[name, key][metric].append(value)
+                        for metric in THROUGHPUT_METRICS:
+                            samples[name, key][metric].append(measured[metric])
     finally:
         for worker in workers.values():
             stop_worker(ctx.processes, worker)

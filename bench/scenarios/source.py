@@ -19,6 +19,7 @@ from pathlib import Path
 
 from bench.catalog import JAVA_CONNECT, RAW_CLIENT
 from bench.harness import Record, RunContext, repeat, wait_until
+from bench.machine import busy_cpu_seconds
 from bench.results import BenchmarkResult, Metric, Reference, SystemResult
 from bench.scenarios.common import (
     RECORDS_PER_S,
@@ -34,6 +35,8 @@ from bench.stats import ratio
 from bench.systems.base import Deployment
 
 GROUP = "source"
+# Machine-wide cores busy during a timed run (see TASKS_METHOD).
+CORES_BUSY = "cores_busy"
 TIMES = "\u00d7"  # ruff flags the character itself as a look-alike
 # The value size of the 1-and-4-task measurement on distributed clusters (the failover group).
 TASKS_SIZE = "100B"
@@ -47,9 +50,17 @@ def scaling_metric(tasks: int) -> str:
     return f"scaling_{tasks}_vs_1"
 
 
+def cores_metric(tasks: int) -> str:
+    return "cores_busy_1_task" if tasks == 1 else f"cores_busy_{tasks}_tasks"
+
+
 def tasks_metrics(counts: Sequence[int]) -> tuple[str, ...]:
-    """The rate for each task count, then each count's scaling against one task."""
-    return (*(tasks_metric(n) for n in counts), *(scaling_metric(n) for n in counts if n > 1))
+    """The rate for each task count, each count's scaling against one task, then the cores busy at each count."""
+    return (
+        *(tasks_metric(n) for n in counts),
+        *(scaling_metric(n) for n in counts if n > 1),
+        *(cores_metric(n) for n in counts),
+    )
 
 
 MANY_TASKS = tasks_metric(SOURCE_TASKS)
@@ -65,7 +76,9 @@ TASKS_METHOD = (
     "each), each reading its own file of N/n lines into its own 1-partition topic, created one after the other; "
     "timed from the first `POST /connectors` until all n topics hold their lines. The 1-task column is one "
     "connector reading N lines, measured in the same session. Scaling = median n-task rate ÷ median 1-task rate. "
-    "The machine has 2 cores."
+    "Cores busy = CPU time of the whole machine over the timed interval (every process: worker, broker, harness; "
+    "from /proc/stat) ÷ its length. The machine has 2 cores: at the same CPU time a record, n tasks can reach at "
+    "most 2 ÷ (cores busy with 1 task) times the 1-task rate."
 )
 
 
@@ -75,6 +88,14 @@ def source_name(size: str) -> str:
 
 def tasks_name(size: str) -> str:
     return f"source-tasks-{size}"
+
+
+@dataclass(frozen=True)
+class TimedRun:
+    """How long connectors took to fill their topics, and how many of the machine's cores were busy meanwhile."""
+
+    seconds: float
+    cores_busy: float
 
 
 @dataclass(frozen=True)
@@ -97,27 +118,34 @@ def source_config(source: Path, topic: str) -> dict[str, str]:
 
 def timed_connector_run(ctx: RunContext, worker: Deployment, config: dict[str, str], topic: str, count: int) -> float:
     """Seconds from creating the connector (writing to `topic`) until `topic` holds `count` records."""
-    return timed_connectors_run(ctx, worker, [(config, topic, count)])
+    return timed_connectors_run(ctx, worker, [(config, topic, count)]).seconds
 
 
-def timed_connectors_run(ctx: RunContext, worker: Deployment, jobs: Sequence[tuple[dict[str, str], str, int]]) -> float:
-    """Seconds from creating the first of `jobs` (config, topic, count) until every topic holds its count."""
+def timed_connectors_run(
+    ctx: RunContext, worker: Deployment, jobs: Sequence[tuple[dict[str, str], str, int]]
+) -> TimedRun:
+    """From creating the first of `jobs` (config, topic, count) until every topic holds its count."""
     names = [ctx.unique("bench-source") for _ in jobs]
     timeout = 60.0 + sum(count for _, _, count in jobs) / 1000
+    busy_at_start = busy_cpu_seconds()
     started = time.monotonic()
     for name, (config, _, _) in zip(names, jobs, strict=True):
         worker.rest.create(name, config)
     pending = list(jobs)
+    busy_at_end = busy_at_start
 
     def done() -> bool:
+        nonlocal busy_at_end
         worker.ensure_alive()
         pending[:] = [job for job in pending if ctx.admin.end_offset(job[1]) < job[2]]
+        busy_at_end = busy_cpu_seconds()
         return not pending
 
     finished = wait_until(done, timeout, what=f"{len(jobs)} topic(s) filled")
     for name in names:
         worker.rest.delete(name)
-    return finished - started
+    seconds = finished - started
+    return TimedRun(seconds, (busy_at_end - busy_at_start) / seconds)
 
 
 def measure_jobs(ctx: RunContext, worker: Deployment, jobs: Sequence[SourceJob], value_size: int) -> dict[str, float]:
@@ -128,7 +156,8 @@ def measure_jobs(ctx: RunContext, worker: Deployment, jobs: Sequence[SourceJob],
     try:
         runs = [(source_config(job.file, topic), topic, job.count) for job, topic in zip(jobs, topics, strict=True)]
         total = sum(job.count for job in jobs)
-        return throughput(total, value_size, timed_connectors_run(ctx, worker, runs))
+        run = timed_connectors_run(ctx, worker, runs)
+        return {**throughput(total, value_size, run.seconds), CORES_BUSY: run.cores_busy}
     finally:
         ctx.admin.delete_topics(topics)
 
@@ -146,14 +175,17 @@ def measure_file_source(
     return measure_repeated(ctx, worker, [SourceJob(source, count)], value_size, ctx.sizes.repetitions)
 
 
-def tasks_row(label: str, rates: Mapping[int, Sequence[float]]) -> SystemResult:
-    """The rate for each task count side by side, with each one's scaling (ratio of the medians to 1 task's)."""
-    metrics = {tasks_metric(n): Metric("records/s", True, tuple(samples)) for n, samples in rates.items()}
+def tasks_row(label: str, runs: Mapping[int, Mapping[str, Sequence[float]]]) -> SystemResult:
+    """The rate for each task count side by side, with each one's scaling (ratio of the medians to 1 task's)
+    and the cores busy; `runs` maps a task count to `measure_repeated`'s samples."""
+    metrics = {tasks_metric(n): Metric("records/s", True, tuple(samples[RECORDS_PER_S])) for n, samples in runs.items()}
     one = metrics[tasks_metric(1)].summary.median
-    for n in rates:
+    for n in runs:
         if n > 1:
             scaling = ratio(metrics[tasks_metric(n)].summary.median, one) or 0.0
             metrics[scaling_metric(n)] = Metric(TIMES, True, (scaling,))
+    for n, samples in runs.items():
+        metrics[cores_metric(n)] = Metric("cores", False, tuple(samples[CORES_BUSY]))
     return SystemResult.measured(label, metrics)
 
 
@@ -188,7 +220,7 @@ def measure_tasks(
     whole, parts = inputs
     one = measure_repeated(ctx, worker, [whole], value_size, repetitions)
     many = measure_repeated(ctx, worker, parts, value_size, repetitions)
-    return tasks_row(label, {1: one[RECORDS_PER_S], len(parts): many[RECORDS_PER_S]})
+    return tasks_row(label, {1: one, len(parts): many})
 
 
 def run(ctx: RunContext) -> list[BenchmarkResult]:
@@ -210,12 +242,10 @@ def run(ctx: RunContext) -> list[BenchmarkResult]:
         for size, value_size in VALUE_SIZES.items():
             samples = measure_file_source(ctx, worker, files[size], value_size, ctx.sizes.connect_records[size])
             record(source_name(size), SystemResult.measured(label, throughput_metrics(samples)))
-            rates = {1: samples[RECORDS_PER_S]}
+            runs = {1: samples}
             for n in SOURCE_TASK_COUNTS[1:]:
-                rates[n] = measure_repeated(ctx, worker, parts[size, n], value_size, ctx.sizes.repetitions)[
-                    RECORDS_PER_S
-                ]
-            record(tasks_name(size), tasks_row(label, rates))
+                runs[n] = measure_repeated(ctx, worker, parts[size, n], value_size, ctx.sizes.repetitions)
+            record(tasks_name(size), tasks_row(label, runs))
 
     standalone = ctx.each_system(
         [*(source_name(size) for size in VALUE_SIZES), *(tasks_name(size) for size in VALUE_SIZES)],
