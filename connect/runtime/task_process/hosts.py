@@ -7,9 +7,9 @@ fewer, tasks share a process, which saves the memory of a Python interpreter and
 (a process per core uses the cores as well as a process per task does). A process whose last task has
 ended is told to exit.
 
-Processes are forked by the worker's fork server (multiprocessing's `forkserver`, which has the runtime
+Processes are forked by the worker's fork server (`fork_server`, which has the runtime and the plug-ins
 imported already): a few milliseconds each, where a new interpreter would spend about 0.2 s of CPU
-importing it. A host's channel reader thread applies what its process reports, in order: statuses and
+importing them. A host's channel reader thread applies what its process reports, in order: statuses and
 the end of each task to its `ProcessWorkerTask`, log records to the worker's loggers (with the task's
 context), and it serves offset reads and writes from the worker's offset store, and the ownership check
 of exactly-once source tasks (which write their offsets themselves, in their transactions). A process that ends
@@ -20,12 +20,10 @@ that had not ended turns FAILED with the exit status as its trace.
 from __future__ import annotations
 
 import contextlib
-import functools
 import logging
 import multiprocessing
 import signal
 import threading
-from multiprocessing.context import ForkServerContext
 from multiprocessing.process import BaseProcess
 from typing import TYPE_CHECKING, Any, cast
 
@@ -35,6 +33,7 @@ from connect.runtime.metrics.groups import MetricGroup
 from connect.runtime.offsets import OffsetStore
 from connect.runtime.task_process import child
 from connect.runtime.task_process.channel import Channel, ChannelClosedError
+from connect.runtime.task_process.fork_server import fork_server
 from connect.runtime.task_process.start import HostStart, ProcessMetrics, TaskProcessStart, current_log_levels
 from connect.runtime.transactions import TransactionalOffsetStore, supports_transactions
 
@@ -67,7 +66,7 @@ class TaskHost:
     def start(self) -> None:
         connection, theirs = multiprocessing.Pipe(duplex=True)
         # Daemonic: should the worker exit without stopping its tasks, multiprocessing ends them.
-        process = _fork_server().Process(target=child.run_forked, args=(theirs,), name=self.name, daemon=True)
+        process = fork_server().Process(target=child.run_forked, args=(theirs,), name=self.name, daemon=True)
         try:
             process.start()
         except BaseException:
@@ -249,15 +248,6 @@ def _log(fields: dict[str, Any]) -> None:
     logger = logging.getLogger(record.name)
     if logger.isEnabledFor(record.levelno):
         logger.handle(record)
-
-
-@functools.cache
-def _fork_server() -> ForkServerContext:
-    """multiprocessing's fork server, started with the first task process and holding the task process's
-    imports; it forks each task process from a single thread, so no lock is inherited held."""
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["connect.runtime.task_process.child"])
-    return context
 
 
 def _exit_reason(code: int) -> str:

@@ -1,0 +1,92 @@
+"""The fork server imports, once, what each task process would otherwise import as it starts: the runtime,
+the plug-ins, and the modules of the worker's main script (which multiprocessing runs again in every
+process it forks when the script was run by path, as the `kconnect` console script is)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[4]
+
+# A module whose every import leaves a line in a file: how many processes imported it on their own.
+COUNTED = """
+import os
+with open(os.environ["IMPORTS_FILE"], "a") as imports:
+    imports.write(f"{os.getpid()}\\n")
+
+def run():
+    return 0
+"""
+
+# A main script, run by path like a console script: its module-level code imports `counted`.
+SCRIPT = """
+import sys
+from counted import run
+from connect.runtime.task_process.fork_server import fork_server, main_script_modules
+
+def report(path):
+    import sys
+    with open(path, "w") as out:
+        out.write("plugins loaded\\n" if "connectors.file.source" in sys.modules else "plugins missing\\n")
+
+if __name__ == "__main__":
+    print(",".join(main_script_modules()))
+    context = fork_server()
+    for index in range(3):
+        process = context.Process(target=report, args=(sys.argv[1] + f".{index}",))
+        process.start()
+        process.join(60)
+        assert process.exitcode == 0, process.exitcode
+"""
+
+
+def run_script(tmp_path: Path) -> tuple[str, list[str]]:
+    (tmp_path / "counted.py").write_text(COUNTED)
+    script = tmp_path / "main_script.py"
+    script.write_text(textwrap.dedent(SCRIPT))
+    imports = tmp_path / "imports.txt"
+    done = subprocess.run(
+        [sys.executable, str(script), str(tmp_path / "report")],
+        cwd=REPO,
+        env={"PYTHONPATH": f"{tmp_path}:{REPO}", "IMPORTS_FILE": str(imports), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip(), imports.read_text().split()
+
+
+def test_the_modules_of_a_main_script_run_by_path_are_imported_once_by_the_fork_server_not_by_each_process(
+    tmp_path: Path,
+) -> None:
+    modules, importers = run_script(tmp_path)
+    # `run` comes from `counted`, `fork_server` and `main_script_modules` from the runtime.
+    assert modules.split(",") == ["connect.runtime.task_process.fork_server", "counted"]
+    # The script itself and the fork server: none of the three forked processes imported it again.
+    assert len(importers) == 2, importers
+
+
+def test_a_forked_task_process_starts_with_the_installed_plugins_imported(tmp_path: Path) -> None:
+    run_script(tmp_path)
+    for index in range(3):
+        assert (tmp_path / f"report.{index}").read_text() == "plugins loaded\n"
+
+
+def test_a_worker_run_as_a_module_names_no_main_script_modules(tmp_path: Path) -> None:
+    # multiprocessing does not run a main module run with `python -m` again: nothing to import ahead.
+    (tmp_path / "main_module.py").write_text(
+        "from connect.runtime.task_process.fork_server import main_script_modules\nprint(main_script_modules())\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "main_module"],
+        cwd=REPO,
+        env={"PYTHONPATH": f"{tmp_path}:{REPO}", "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.stdout.strip() == "[]", done.stderr
