@@ -43,13 +43,15 @@ if __name__ == "__main__":
 """
 
 
-def run_script(tmp_path: Path) -> tuple[str, list[str]]:
+def run_main(tmp_path: Path, as_module: bool) -> tuple[str, list[str]]:
+    """Run SCRIPT as a main script by path, or as a main module (`python -m`): what it printed, and the
+    processes that imported `counted` themselves."""
     (tmp_path / "counted.py").write_text(COUNTED)
-    script = tmp_path / "main_script.py"
-    script.write_text(textwrap.dedent(SCRIPT))
+    (tmp_path / "main_script.py").write_text(textwrap.dedent(SCRIPT))
     imports = tmp_path / "imports.txt"
+    main = ["-m", "main_script"] if as_module else [str(tmp_path / "main_script.py")]
     done = subprocess.run(
-        [sys.executable, str(script), str(tmp_path / "report")],
+        [sys.executable, *main, str(tmp_path / "report")],
         cwd=REPO,
         env={"PYTHONPATH": f"{tmp_path}:{REPO}", "IMPORTS_FILE": str(imports), "PATH": "/usr/bin:/bin"},
         capture_output=True,
@@ -63,26 +65,36 @@ def run_script(tmp_path: Path) -> tuple[str, list[str]]:
 def test_the_modules_of_a_main_script_run_by_path_are_imported_once_by_the_fork_server_not_by_each_process(
     tmp_path: Path,
 ) -> None:
-    modules, importers = run_script(tmp_path)
+    modules, importers = run_main(tmp_path, as_module=False)
     # `run` comes from `counted`, `fork_server` and `main_script_modules` from the runtime.
     assert modules.split(",") == ["connect.runtime.task_process.fork_server", "counted"]
     # The script itself and the fork server: none of the three forked processes imported it again.
     assert len(importers) == 2, importers
 
 
+def test_a_main_module_run_with_dash_m_is_imported_once_by_the_fork_server_not_by_each_process(
+    tmp_path: Path,
+) -> None:
+    modules, importers = run_main(tmp_path, as_module=True)
+    assert modules == "main_script"
+    assert len(importers) == 2, importers
+
+
 def test_a_forked_task_process_starts_with_the_installed_plugins_imported(tmp_path: Path) -> None:
-    run_script(tmp_path)
+    run_main(tmp_path, as_module=False)
     for index in range(3):
         assert (tmp_path / f"report.{index}").read_text() == "plugins loaded\n"
 
 
-def test_a_worker_run_as_a_module_names_no_main_script_modules(tmp_path: Path) -> None:
-    # multiprocessing does not run a main module run with `python -m` again: nothing to import ahead.
-    (tmp_path / "main_module.py").write_text(
+def test_a_packages_main_module_is_not_run_again_so_names_nothing(tmp_path: Path) -> None:
+    package = tmp_path / "app"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "__main__.py").write_text(
         "from connect.runtime.task_process.fork_server import main_script_modules\nprint(main_script_modules())\n"
     )
     done = subprocess.run(
-        [sys.executable, "-m", "main_module"],
+        [sys.executable, "-m", "app"],
         cwd=REPO,
         env={"PYTHONPATH": f"{tmp_path}:{REPO}", "PATH": "/usr/bin:/bin"},
         capture_output=True,
