@@ -27,16 +27,22 @@ def fork_server() -> ForkServerContext:
 
 
 def main_script_modules() -> list[str]:
-    """What multiprocessing imports again in each process it forks from the main module: for a script run by
-    path (a console script), the modules its functions and classes come from, which its module-level code
-    imported; for a module run with `python -m`, the module itself; a package's `__main__` is not run again."""
+    """What the worker's main module imported at its top level (the modules it holds, and those its functions
+    and classes come from), which multiprocessing's run of its module-level code in each forked process
+    imports again; nothing for a package's `__main__`, which it does not run again. Not the main module
+    itself: run again by name while imported, runpy warns of "unpredictable behaviour" on stderr."""
     main = sys.modules.get("__main__")
     if main is None:
         return []
     spec = getattr(main, "__spec__", None)
-    if spec is not None:
-        return [] if spec.name == "__main__" or spec.name.endswith(".__main__") else [spec.name]
-    if not getattr(main, "__file__", None):
+    if spec is not None and (spec.name == "__main__" or spec.name.endswith(".__main__")):
         return []
-    imported = {value for value in vars(main).values() if inspect.isfunction(value) or inspect.isclass(value)}
-    return sorted({value.__module__ for value in imported} - {"__main__", "__mp_main__"})
+    if spec is None and not getattr(main, "__file__", None):
+        return []
+    names = set()
+    for value in vars(main).values():
+        if inspect.ismodule(value):
+            names.add(value.__name__)
+        elif inspect.isfunction(value) or inspect.isclass(value):
+            names.add(value.__module__)
+    return sorted(names - {"__main__", "__mp_main__", "builtins", *([spec.name] if spec is not None else [])})
