@@ -138,7 +138,8 @@ def timed_connectors_run(
         nonlocal busy_at_end
         worker.ensure_alive()
         pending[:] = [job for job in pending if ctx.admin.end_offset(job[1]) < job[2]]
-        busy_at_end = busy_cpu_seconds()
+        if not pending:
+            busy_at_end = busy_cpu_seconds()
         return not pending
 
     finished = wait_until(done, timeout, what=f"{len(jobs)} topic(s) filled")

@@ -69,7 +69,7 @@ class NullKeyPartitions:
         now = self._clock()
         known = self._known.get(topic)
         if known is None or now >= known[0]:
-            found = tuple(self._lookup(topic) or ())
+            found = self._partitions(topic)
             if known is None:
                 found = self._wait_for_first(topic, found, now + FIRST_WAIT_S)
                 now = self._clock()
@@ -83,5 +83,8 @@ class NullKeyPartitions:
     def _wait_for_first(self, topic: str, found: tuple[int, ...], deadline: float) -> tuple[int, ...]:
         while not found and self._clock() < deadline:
             self._sleep(_FIRST_WAIT_STEP_S)
-            found = tuple(self._lookup(topic) or ())
+            found = self._partitions(topic)
         return found
+
+    def _partitions(self, topic: str) -> tuple[int, ...]:
+        return tuple(self._lookup(topic) or ())

@@ -43,6 +43,18 @@ if __name__ == "__main__":
 """
 
 
+def run_python(tmp_path: Path, args: list[str], **env: str) -> subprocess.CompletedProcess[str]:
+    """This interpreter on `args`, with `tmp_path` and the repository to import from."""
+    return subprocess.run(
+        [sys.executable, *args],
+        cwd=REPO,
+        env={"PYTHONPATH": f"{tmp_path}:{REPO}", "PATH": "/usr/bin:/bin", **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
 def run_main(tmp_path: Path, as_module: bool) -> tuple[str, list[str]]:
     """Run SCRIPT as a main script by path, or as a main module (`python -m`): what it printed, and the
     processes that imported `counted` themselves."""
@@ -50,14 +62,7 @@ def run_main(tmp_path: Path, as_module: bool) -> tuple[str, list[str]]:
     (tmp_path / "main_script.py").write_text(textwrap.dedent(SCRIPT))
     imports = tmp_path / "imports.txt"
     main = ["-m", "main_script"] if as_module else [str(tmp_path / "main_script.py")]
-    done = subprocess.run(
-        [sys.executable, *main, str(tmp_path / "report")],
-        cwd=REPO,
-        env={"PYTHONPATH": f"{tmp_path}:{REPO}", "IMPORTS_FILE": str(imports), "PATH": "/usr/bin:/bin"},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = run_python(tmp_path, [*main, str(tmp_path / "report")], IMPORTS_FILE=str(imports))
     assert done.returncode == 0, done.stderr
     # Nothing on stderr: a worker logging JSON lines there must not get a stray warning among them.
     assert done.stderr == ""
@@ -96,12 +101,5 @@ def test_a_packages_main_module_is_not_run_again_so_names_nothing(tmp_path: Path
     (package / "__main__.py").write_text(
         "from connect.runtime.task_process.fork_server import main_script_modules\nprint(main_script_modules())\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-m", "app"],
-        cwd=REPO,
-        env={"PYTHONPATH": f"{tmp_path}:{REPO}", "PATH": "/usr/bin:/bin"},
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = run_python(tmp_path, ["-m", "app"])
     assert done.stdout.strip() == "[]", done.stderr
