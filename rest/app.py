@@ -8,11 +8,11 @@ never wait either: status reads of a herder that says they never wait (`rest.sta
 
 from __future__ import annotations
 
-from importlib import metadata
 from typing import Any
 
 from fastapi import FastAPI
 
+from connect.api.version import distribution_version
 from connect.runtime.herder import Herder
 from connect.runtime.loggers import LoggerLevels
 from rest.errors import install_error_handlers
@@ -64,7 +64,7 @@ def create_app(
     whose task figures the dashboard gathers (without it: this worker alone)."""
     app = _ConnectApi(
         title=title,
-        version=version or _package_version(),
+        version=version or distribution_version("kconnect", fallback="unknown"),
         description=_DESCRIPTION,
         redirect_slashes=False,
         # Kafka reads a body without Content-Type as JSON too; FastAPI would ignore it by default.
@@ -81,10 +81,3 @@ def create_app(
     app.include_router(ui_router)
     app.add_middleware(StripTrailingSlash)
     return app
-
-
-def _package_version() -> str:
-    try:
-        return metadata.version("kconnect")
-    except metadata.PackageNotFoundError:
-        return "unknown"

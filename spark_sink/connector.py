@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from connect.api import ConfigDef, ConfigError, ConfigValue, ConnectError, SinkConnector, SinkTask, TopicPartition
+from connect.api.version import distribution_version
 from spark_sink.config import CONFIG_DEF, PARTITIONER_CLASS_CONFIG, SinkSettings
-from spark_sink.version import sink_version
 
 EXTRA_HINT = "The Spark Parquet sink needs pyspark and pyarrow: pip install 'kconnect[spark]'"
 
@@ -21,7 +21,7 @@ class SparkParquetSinkConnector(SinkConnector):
         self._props: dict[str, str] = {}
 
     def version(self) -> str:
-        return sink_version()
+        return distribution_version("kconnect")
 
     def start(self, props: Mapping[str, str]) -> None:
         _check(props)

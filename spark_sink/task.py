@@ -35,6 +35,7 @@ from connect.api import (
     SinkTask,
     TopicPartition,
 )
+from connect.api.version import distribution_version
 from spark_sink.buffers import ClosedBatch, PartitionBuffer
 from spark_sink.commit import CommitSettings, EpochCommitter, EpochOutcome
 from spark_sink.config import SinkSettings
@@ -65,7 +66,6 @@ from spark_sink.storage.hadoop import HadoopStorage
 from spark_sink.storage.local import LocalStorage
 from spark_sink.task_metrics import SparkSinkMetrics
 from spark_sink.timezones import LocalClock, resolve
-from spark_sink.version import sink_version
 from spark_sink.writer import WriterThread
 
 log = logging.getLogger(__name__)
@@ -105,7 +105,7 @@ class SparkParquetSinkTask(SinkTask):
         self.writer_id = uuid.uuid4().hex[:12]
 
     def version(self) -> str:
-        return sink_version()
+        return distribution_version("kconnect")
 
     # -- lifecycle -------------------------------------------------------------------------------
 

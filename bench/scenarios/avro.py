@@ -22,9 +22,9 @@ from bench.catalog import RAW_CLIENT
 from bench.harness import RunContext, metrics, repeat
 from bench.results import BenchmarkResult, Reference, SystemResult
 from connect.api.data import FLOAT64_SCHEMA, INT32_SCHEMA, INT64_SCHEMA, STRING_SCHEMA, Schema, Struct
-from connect.runtime.converters.json import JsonConverter
-from connect.runtime.converters.schema_registry.avro import AvroConverter
-from connect.runtime.converters.schema_registry.protobuf import ProtobufConverter
+from connect.converters.json import JsonConverter
+from connect.converters.schema_registry.avro import AvroConverter
+from connect.converters.schema_registry.protobuf import ProtobufConverter
 from spark_sink.decoding import ValueDecoder
 
 GROUP = "avro"
@@ -120,9 +120,9 @@ def _protobuf_serde() -> tuple[Any, Any, Any]:
     from confluent_kafka.schema_registry import SchemaRegistryClient
     from confluent_kafka.schema_registry.protobuf import ProtobufDeserializer, ProtobufSerializer
 
-    from connect.runtime.converters.schema_registry import protobuf_descriptors
-    from connect.runtime.converters.schema_registry.protobuf_from_connect import protobuf_file_of
-    from connect.runtime.converters.schema_registry.protobuf_names import ProtobufDataOptions
+    from connect.converters.schema_registry import protobuf_descriptors
+    from connect.converters.schema_registry.protobuf_from_connect import protobuf_file_of
+    from connect.converters.schema_registry.protobuf_names import ProtobufDataOptions
 
     made = protobuf_file_of(ORDER, ProtobufDataOptions())
     file = protobuf_descriptors.build_file(made.proto, {})

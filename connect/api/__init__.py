@@ -79,6 +79,7 @@ from connect.api.records import (
 )
 from connect.api.task import SinkTask, SourceTask, Task
 from connect.api.transform import Predicate, Transformation
+from connect.api.version import distribution_version
 
 __all__ = [
     "NO_DEFAULT",
@@ -146,6 +147,7 @@ __all__ = [
     "Validator",
     "Width",
     "composite",
+    "distribution_version",
     "invalid_value",
     "non_empty_string",
     "non_empty_string_without_control_chars",

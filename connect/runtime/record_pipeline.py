@@ -27,12 +27,12 @@ from connect.api.converter import Converter, HeaderConverter
 from connect.api.data import Schema
 from connect.api.records import Header, SinkRecord, SourceRecord, TopicPartition
 from connect.api.transform import R
+from connect.converters.simple import passthrough_schema
 from connect.runtime.closing import close_quietly
-from connect.runtime.converters.simple import passthrough_schema
 from connect.runtime.error_handling import SKIP, ErrorHandler, RebuiltMessage, Stage
 from connect.runtime.kafka_clients import KafkaMessage
+from connect.runtime.record_transformer import RecordTransformer
 from connect.runtime.sink_batches import TIMESTAMP_TYPES, batches_of_records, split_by_partition
-from connect.runtime.transforms import RecordTransformer
 
 log = logging.getLogger(__name__)
 

@@ -35,12 +35,13 @@ from connect.runtime.kafka_clients import KafkaClients, TopicSpec
 from connect.runtime.offsets import OffsetStore
 from connect.runtime.plugins import PluginRegistry
 from connect.runtime.record_pipeline import RecordPipeline
+from connect.runtime.record_transformer import RecordTransformer
 from connect.runtime.source_batches import sends_columns
 from connect.runtime.states import ConnectorTaskId, TargetState
 from connect.runtime.status import StatusListener
 from connect.runtime.topic_creation import TopicCreation
 from connect.runtime.transactions import TransactionalOffsetStore, transactional_id, use_exactly_once
-from connect.runtime.transforms import RecordTransformer, TransformationChain
+from connect.runtime.transformation_chain import TransformationChain
 from connect.runtime.worker_config import HEADER_CONVERTER, KEY_CONVERTER, VALUE_CONVERTER, WorkerConfig
 from connect.runtime.worker_eos_source_task import WorkerEosSourceTask
 from connect.runtime.worker_sink_task import WorkerSinkTask

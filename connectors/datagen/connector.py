@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from connect.api import Config, ConfigDef, ConnectError, ExactlyOnceSupport, OffsetsToAlter, SourceConnector, SourceTask
-from connectors._version import kconnect_version
+from connect.api.version import distribution_version
 from connectors.datagen.config import (
     CONFIG_DEF,
     MAX_RECORDS_CONFIG,
@@ -33,7 +33,7 @@ class DatagenConnector(SourceConnector):
         self._records_per_second = 0.0
 
     def version(self) -> str:
-        return kconnect_version()
+        return distribution_version("kconnect")
 
     def start(self, props: Mapping[str, str]) -> None:
         config = Config(CONFIG_DEF, props)

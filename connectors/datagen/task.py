@@ -18,8 +18,8 @@ from collections.abc import Mapping
 
 from connect.api import Config, ConnectError, SourceRecord, SourceRecordBatch, SourceTask
 from connect.api.data import STRING_SCHEMA
+from connect.api.version import distribution_version
 from connectors._offsets import FieldOffsets
-from connectors._version import kconnect_version
 from connectors.datagen.config import (
     BATCH_SIZE_CONFIG,
     PAYLOAD_SIZE_CONFIG,
@@ -60,7 +60,7 @@ class DatagenTask(SourceTask):
         self._finished_logged = False
 
     def version(self) -> str:
-        return kconnect_version()
+        return distribution_version("kconnect")
 
     def start(self, props: Mapping[str, str]) -> None:
         config = Config(TASK_CONFIG_DEF, props)

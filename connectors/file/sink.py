@@ -28,7 +28,7 @@ from connect.api import (
     SinkTask,
     TopicPartition,
 )
-from connectors._version import kconnect_version
+from connect.api.version import distribution_version
 
 log = logging.getLogger(__name__)
 
@@ -50,7 +50,7 @@ class FileStreamSinkConnector(SinkConnector):
         self._props: dict[str, str] = {}
 
     def version(self) -> str:
-        return kconnect_version()
+        return distribution_version("kconnect")
 
     def start(self, props: Mapping[str, str]) -> None:
         Config(CONFIG_DEF, props)
@@ -94,7 +94,7 @@ class FileStreamSinkTask(SinkTask):
         self._out: TextIO | None = None
 
     def version(self) -> str:
-        return kconnect_version()
+        return distribution_version("kconnect")
 
     def start(self, props: Mapping[str, str]) -> None:
         self._filename = Config(CONFIG_DEF, props).get_optional_str(FILE_CONFIG) or None

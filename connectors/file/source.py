@@ -39,8 +39,8 @@ from connect.api import (
     single_topic,
 )
 from connect.api.data import STRING_SCHEMA
+from connect.api.version import distribution_version
 from connectors._offsets import FieldOffsets
-from connectors._version import kconnect_version
 from connectors.file.lines import LineEnds, split_lines
 
 log = logging.getLogger(__name__)
@@ -88,7 +88,7 @@ class FileStreamSourceConnector(SourceConnector):
         self._props: dict[str, str] = {}
 
     def version(self) -> str:
-        return kconnect_version()
+        return distribution_version("kconnect")
 
     def start(self, props: Mapping[str, str]) -> None:
         config = Config(CONFIG_DEF, props)
@@ -165,7 +165,7 @@ class FileStreamSourceTask(SourceTask):
         self._next = 0  # index of the first line in _lines not yet returned
 
     def version(self) -> str:
-        return kconnect_version()
+        return distribution_version("kconnect")
 
     def start(self, props: Mapping[str, str]) -> None:
         config = Config(CONFIG_DEF, props)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from connect.api import Config, ConfigDef, ConfigValue, SinkConnector, SinkTask
-from connectors._version import kconnect_version
+from connect.api.version import distribution_version
 from connectors.sql.common_config import validate_connection
 from connectors.sql.sink_config import CONFIG_DEF, SinkSettings, cross_field_errors
 from connectors.sql.sink_task import SqlSinkTask
@@ -22,7 +22,7 @@ class SqlSinkConnector(SinkConnector):
         self._props: dict[str, str] = {}
 
     def version(self) -> str:
-        return kconnect_version()
+        return distribution_version("kconnect")
 
     def config(self) -> ConfigDef:
         return CONFIG_DEF

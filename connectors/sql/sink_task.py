@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 import sqlalchemy as sa
 
 from connect.api import Config, ConnectError, DataError, RetriableError, SinkRecord, SinkRecordBatch, SinkTask
-from connectors._version import kconnect_version
+from connect.api.version import distribution_version
 from connectors.sql.common_config import DB_TIMEZONE, connection_settings
 from connectors.sql.connection import (
     ConnectionSettings,
@@ -62,7 +62,7 @@ class SqlSinkTask(SinkTask):
         self._stop = threading.Event()
 
     def version(self) -> str:
-        return kconnect_version()
+        return distribution_version("kconnect")
 
     def start(self, props: Mapping[str, str]) -> None:
         config = Config(CONFIG_DEF, props)

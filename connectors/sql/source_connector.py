@@ -26,7 +26,7 @@ from connect.api import (
     SourceConnector,
     SourceTask,
 )
-from connectors._version import kconnect_version
+from connect.api.version import distribution_version
 from connectors.sql.common_config import connection_settings, validate_connection
 from connectors.sql.connection import ConnectionSettings, connect_with_retries, create_engine, describe_error
 from connectors.sql.source_config import (
@@ -82,7 +82,7 @@ class SqlSourceConnector(SourceConnector):
         self._filter = TableFilter()
 
     def version(self) -> str:
-        return kconnect_version()
+        return distribution_version("kconnect")
 
     def config(self) -> ConfigDef:
         return CONFIG_DEF

@@ -24,7 +24,7 @@ from collections.abc import Mapping
 import sqlalchemy as sa
 
 from connect.api import Config, RetriableError, SourceRecord, SourceRecordBatch, SourceTask
-from connectors._version import kconnect_version
+from connect.api.version import distribution_version
 from connectors.sql.common_config import DB_TIMEZONE, connection_settings
 from connectors.sql.connection import (
     ConnectionSettings,
@@ -86,7 +86,7 @@ class SqlSourceTask(SourceTask):
         self._polling = threading.Lock()
 
     def version(self) -> str:
-        return kconnect_version()
+        return distribution_version("kconnect")
 
     def start(self, props: Mapping[str, str]) -> None:
         config = Config(CONFIG_DEF, props)

@@ -39,8 +39,8 @@ from connect.api.data import (
     SchemaType,
     Struct,
 )
-from connect.runtime.converters.schema_registry.avro import AvroConverter
-from connect.runtime.converters.schema_registry.jsonschema import JsonSchemaConverter
+from connect.converters.schema_registry.avro import AvroConverter
+from connect.converters.schema_registry.jsonschema import JsonSchemaConverter
 from tests.fixtures.kafka import new_topic
 from tests.fixtures.schema_registry.serdes.program import run_serdes
 from tests.fixtures.schema_registry.server import LocalRegistry

@@ -29,7 +29,7 @@ from connect.api.data import (
     Struct,
 )
 from connect.api.errors import DataError
-from connect.runtime.converters.schema_registry.avro import AvroConverter
+from connect.converters.schema_registry.avro import AvroConverter
 from tests.fixtures.schema_registry.server import LocalRegistry
 
 pytestmark = pytest.mark.integration

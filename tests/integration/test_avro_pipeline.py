@@ -29,7 +29,7 @@ from connect.api.data import (
     Schema,
     Struct,
 )
-from connect.runtime.converters.schema_registry.avro import AvroConverter
+from connect.converters.schema_registry.avro import AvroConverter
 from tests.fixtures.schema_registry.plugin import start_registry
 from tests.fixtures.schema_registry.server import LocalRegistry
 from tests.fixtures.tcp_ports import free_port

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from connect.api import ConfigDef, SourceConnector, SourceRecord, SourceTask
+from connect.converters import SimpleHeaderConverter, StringConverter
 from connect.runtime.connector_config.keys import TransactionBoundary
-from connect.runtime.converters import SimpleHeaderConverter, StringConverter
 from connect.runtime.kafka_clients import KafkaClients
 from connect.runtime.offsets import OffsetStorageReader, encode_key, encode_offset
 from connect.runtime.plugins import PluginRegistry

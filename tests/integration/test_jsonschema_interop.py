@@ -15,7 +15,7 @@ from confluent_kafka.schema_registry.json_schema import JSONDeserializer, JSONSe
 from confluent_kafka.serialization import MessageField, SerializationContext
 
 from connect.api.data import INT32_SCHEMA, INT64_SCHEMA, OPTIONAL_STRING_SCHEMA, STRING_SCHEMA, Schema, Struct
-from connect.runtime.converters.schema_registry.jsonschema import JsonSchemaConverter
+from connect.converters.schema_registry.jsonschema import JsonSchemaConverter
 
 pytestmark = pytest.mark.integration
 

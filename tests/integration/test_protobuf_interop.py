@@ -20,8 +20,8 @@ from confluent_kafka.serialization import MessageField, SerializationContext
 
 from connect.api.data import INT64_SCHEMA, OPTIONAL_STRING_SCHEMA, STRING_SCHEMA, TIMESTAMP_SCHEMA, Schema, Struct
 from connect.api.errors import DataError
-from connect.runtime.converters.schema_registry import protobuf_descriptors
-from connect.runtime.converters.schema_registry.protobuf import ProtobufConverter
+from connect.converters.schema_registry import protobuf_descriptors
+from connect.converters.schema_registry.protobuf import ProtobufConverter
 from tests.fixtures.schema_registry.server import LocalRegistry
 from tests.fixtures.tcp_ports import free_port
 from tests.integration.test_standalone_support import (

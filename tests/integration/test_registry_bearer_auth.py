@@ -11,7 +11,7 @@ import pytest
 
 from connect.api.data import INT64_SCHEMA, Schema, Struct
 from connect.api.errors import DataError
-from connect.runtime.converters.schema_registry.avro import AvroConverter
+from connect.converters.schema_registry.avro import AvroConverter
 from tests.fixtures.schema_registry.bearer_gateway import BearerGateway
 from tests.fixtures.schema_registry.server import LocalRegistry
 

@@ -13,7 +13,7 @@ import pytest
 
 from connect.api.data import INT64_SCHEMA, Schema, Struct
 from connect.api.errors import RetriableError
-from connect.runtime.converters.schema_registry.avro import AvroConverter
+from connect.converters.schema_registry.avro import AvroConverter
 from tests.fixtures.schema_registry.server import LocalRegistry
 from tests.support.certificates import KEY_PASSWORD, STORE_PASSWORD, TlsFiles
 

@@ -11,7 +11,7 @@ import pytest
 from confluent_kafka import Producer
 
 from connect.api.records import TopicPartition
-from connect.runtime.converters import SimpleHeaderConverter, StringConverter
+from connect.converters import SimpleHeaderConverter, StringConverter
 from connect.runtime.kafka_clients import KafkaClients, KafkaMessage
 from connect.runtime.offsets import MemoryOffsetStore
 from connect.runtime.plugins import PluginRegistry

@@ -23,7 +23,7 @@ from connect.api import (
     SourceTask,
     TopicPartition,
 )
-from connect.runtime.converters import JsonConverter, SimpleHeaderConverter, StringConverter
+from connect.converters import JsonConverter, SimpleHeaderConverter, StringConverter
 from connect.runtime.kafka_clients import KafkaClients, TopicSpec
 from connect.runtime.offsets import MemoryOffsetStore, OffsetStorageReader
 from connect.runtime.plugins import PluginRegistry

@@ -62,8 +62,8 @@ DEFAULT_PLUGINS: tuple[FakePlugin, ...] = (
         config_keys=(config_key("file", group="File"), config_key("topics", required=False, default="")),
     ),
     FakePlugin("tests.support.UnversionedSourceConnector", PluginType.SOURCE, version=None),
-    FakePlugin("connect.runtime.converters.json.JsonConverter", PluginType.CONVERTER),
-    FakePlugin("connect.runtime.converters.header.SimpleHeaderConverter", PluginType.HEADER_CONVERTER),
-    FakePlugin("connect.runtime.transforms.InsertField", PluginType.TRANSFORMATION),
+    FakePlugin("connect.converters.json.JsonConverter", PluginType.CONVERTER),
+    FakePlugin("connect.converters.header.SimpleHeaderConverter", PluginType.HEADER_CONVERTER),
+    FakePlugin("connect.transforms.InsertField", PluginType.TRANSFORMATION),
     FakePlugin("connect.runtime.predicates.TopicNameMatches", PluginType.PREDICATE),
 )

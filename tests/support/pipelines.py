@@ -6,9 +6,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from connect.api.converter import Converter
+from connect.converters.header import SimpleHeaderConverter
+from connect.converters.simple import StringConverter
 from connect.runtime.connector_config import ErrorHandlingSettings
-from connect.runtime.converters.header import SimpleHeaderConverter
-from connect.runtime.converters.simple import StringConverter
 from connect.runtime.error_handling import ErrorHandler, ErrorReporter, LogReporter
 from connect.runtime.record_pipeline import RecordPipeline
 from connect.runtime.states import ConnectorTaskId

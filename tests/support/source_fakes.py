@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from connect.api import DataError, SourceRecord, SourceTask
-from connect.runtime.converters import StringConverter
+from connect.converters import StringConverter
 
 
 class ScriptedSourceTask(SourceTask):

@@ -17,7 +17,8 @@ PUBLIC_NAMES = {
     "SourceConnector", "SourceConnectorContext", "SourceOffset", "SourcePartition", "SourceRecord", "SourceRecordBatch",
     "SourceTask", "SourceTaskContext", "Struct", "StructColumns", "Task", "TimestampType", "TopicPartition",
     "TransactionContext", "Transformation", "Utf8Strings", "ValidList", "ValidString", "Validator", "Width",
-    "composite", "invalid_value", "non_empty_string", "non_empty_string_without_control_chars", "non_null",
+    "composite", "distribution_version", "invalid_value", "non_empty_string",
+    "non_empty_string_without_control_chars", "non_null",
     "single_topic",
 }  # fmt: skip
 

@@ -14,7 +14,7 @@ from confluent_kafka import KafkaError, KafkaException
 from connect.api import ConfigDef, SourceConnector, SourceRecord, SourceTask
 from connect.api.connector import ConnectorTransactionBoundaries, ExactlyOnceSupport
 from connect.api.errors import IllegalWorkerStateError
-from connect.runtime.converters import SimpleHeaderConverter, StringConverter
+from connect.converters import SimpleHeaderConverter, StringConverter
 from connect.runtime.kafka_clients import (
     KafkaClients,
     KafkaTransactionalProducer,

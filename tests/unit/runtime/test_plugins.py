@@ -20,10 +20,10 @@ from connect.api import (
     SourceTask,
     Task,
 )
-from connect.runtime.converters import JsonConverter, SimpleHeaderConverter, StringConverter
+from connect.converters import JsonConverter, SimpleHeaderConverter, StringConverter
 from connect.runtime.info import ConnectorType, PluginType
 from connect.runtime.plugins import JAVA_CLASS_NAMES, PluginRegistry
-from connect.runtime.transforms import InsertFieldValue, TopicNameMatches
+from connect.transforms import InsertFieldValue, TopicNameMatches
 
 
 class _NoopSourceTask(SourceTask):
@@ -238,11 +238,11 @@ def test_a_broken_entry_point_is_logged_and_skipped(
 
 def test_a_dotted_name_nothing_registered_is_imported_as_a_last_resort() -> None:
     registry = PluginRegistry()
-    assert registry.transformation_class("connect.runtime.transforms.filter.Filter").__name__ == "Filter"
+    assert registry.transformation_class("connect.transforms.filter.Filter").__name__ == "Filter"
     with pytest.raises(ConfigError):
-        registry.transformation_class("connect.runtime.transforms.filter.NoSuchClass")
+        registry.transformation_class("connect.transforms.filter.NoSuchClass")
     with pytest.raises(ConfigError):
-        registry.connector_class("connect.runtime.transforms.filter.Filter")  # not a connector
+        registry.connector_class("connect.transforms.filter.Filter")  # not a connector
 
 
 def test_classes_that_are_no_plugins_are_ignored() -> None:

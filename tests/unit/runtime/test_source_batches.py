@@ -10,8 +10,8 @@ from typing import Any
 from connect.api import Header, RecordMetadata, SourceRecord, SourceRecordBatch
 from connect.api.converter import Converter
 from connect.api.data import STRING_SCHEMA
+from connect.converters import StringConverter
 from connect.runtime.connector_config import ErrorHandlingSettings, ErrorTolerance
-from connect.runtime.converters import StringConverter
 from connect.runtime.offsets import MemoryOffsetStore, OffsetStorageReader
 from connect.runtime.states import ConnectorTaskId, State, TargetState
 from connect.runtime.status import MemoryStatusStore

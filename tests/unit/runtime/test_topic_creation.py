@@ -12,13 +12,13 @@ from typing import Any
 import pytest
 
 from connect.api import ConfigDef, ConfigError, ConnectError, RetriableError, SourceConnector, SourceRecord, SourceTask
+from connect.converters import JsonConverter, SimpleHeaderConverter, StringConverter
 from connect.runtime.connector_config import (
     TopicCreationRules,
     topic_creation_rules,
     uses_topic_creation,
 )
 from connect.runtime.connector_config.keys import TransactionBoundary
-from connect.runtime.converters import JsonConverter, SimpleHeaderConverter, StringConverter
 from connect.runtime.kafka_clients import TopicSpec
 from connect.runtime.offsets import MemoryOffsetStore, OffsetStorageReader
 from connect.runtime.plugins import PluginRegistry

@@ -21,16 +21,16 @@ from connect.api import (
     TopicPartition,
 )
 from connect.api.errors import NotFoundError
-from connect.runtime.converters import JsonConverter, SimpleHeaderConverter, StringConverter
+from connect.converters import JsonConverter, SimpleHeaderConverter, StringConverter
 from connect.runtime.info import ConnectorType
 from connect.runtime.offsets import MemoryOffsetStore
 from connect.runtime.plugins import PluginRegistry
 from connect.runtime.states import ConnectorTaskId, State, TargetState
 from connect.runtime.status import MemoryStatusStore
 from connect.runtime.task_process import ProcessWorkerTask
-from connect.runtime.transforms.filter import Filter
 from connect.runtime.worker import TooManyTasksError, Worker
 from connect.runtime.worker_config import WorkerConfig
+from connect.transforms.filter import Filter
 from tests.support.waiting import wait_until
 from tests.support.worker_fakes import FakeClients
 

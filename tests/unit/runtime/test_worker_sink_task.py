@@ -13,14 +13,14 @@ from connect.api import RetriableError, SinkRecord, SinkRecordBatch, SinkTask, T
 from connect.api.converter import Converter
 from connect.api.data import INT64_SCHEMA, OPTIONAL_BYTES_SCHEMA, OPTIONAL_STRING_SCHEMA, Schema, SchemaAndValue, Struct
 from connect.api.records import Headers
+from connect.converters import ByteArrayConverter, StringConverter
+from connect.converters.schema_registry.avro import AvroConverter
 from connect.runtime.connector_config import ErrorHandlingSettings, ErrorTolerance
-from connect.runtime.converters import ByteArrayConverter, StringConverter
-from connect.runtime.converters.schema_registry.avro import AvroConverter
 from connect.runtime.error_handling import DeadLetterQueueReporter, LogReporter
 from connect.runtime.kafka_clients import KafkaMessage
+from connect.runtime.record_transformer import RecordTransformer
 from connect.runtime.states import ConnectorTaskId, State, TargetState
 from connect.runtime.status import MemoryStatusStore
-from connect.runtime.transforms import RecordTransformer
 from connect.runtime.worker_sink_task import POLL_TIMEOUT_S, WorkerSinkTask
 from tests.support.pipelines import record_pipeline
 from tests.support.waiting import wait_until

@@ -32,7 +32,7 @@ from connect.api.data import (
     SchemaType,
     Struct,
 )
-from connect.runtime.converters.schema_registry.avro import AvroConverter
+from connect.converters.schema_registry.avro import AvroConverter
 from spark_sink.buffers import PartitionBuffer
 from spark_sink.config import SinkSettings
 from spark_sink.intake import PartitionState, RecordIntake

@@ -25,9 +25,9 @@ from connect.api.data import (
     Schema,
     SchemaType,
 )
-from connect.runtime.converters import JsonConverter, StringConverter
-from connect.runtime.converters.schema_registry.avro import AvroConverter
-from connect.runtime.converters.schema_registry.jsonschema import JsonSchemaConverter
+from connect.converters import JsonConverter, StringConverter
+from connect.converters.schema_registry.avro import AvroConverter
+from connect.converters.schema_registry.jsonschema import JsonSchemaConverter
 from connect.runtime.sink_batches import split_by_partition
 from connect.runtime.states import ConnectorTaskId
 from connectors.sql.sink_batch_rows import rows_of_batch
