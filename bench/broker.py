@@ -1,6 +1,6 @@
 """The dedicated broker of a benchmark run and the admin chores every scenario needs.
 
-The broker is the project's own local Kafka (`workers.kafka_local.LocalKafka`), in a directory and on
+The broker is the project's own local Kafka (`local_kafka.LocalKafka`), in a directory and on
 ports of its own, started at the beginning of a run and stopped in a `finally`. `KafkaAdmin` creates
 and deletes topics, reads end offsets and fills topics with the raw producer.
 """
@@ -20,9 +20,9 @@ from confluent_kafka import Consumer, TopicPartition
 from confluent_kafka.admin import AdminClient
 from confluent_kafka.cimpl import NewTopic  # where the typed stubs declare it
 
+from local_kafka import LocalKafka
+from local_kafka.security import SECURE_PORT_OFFSET, client_settings
 from workers.common.tcp_ports import port_free
-from workers.kafka_local import LocalKafka
-from workers.kafka_local.security import SECURE_PORT_OFFSET, client_settings
 
 log = logging.getLogger(__name__)
 

@@ -139,7 +139,7 @@ def mode_availability(systems: Sequence[WorkerSystem]) -> dict[tuple[str, Worker
 
 
 def run_groups(args: argparse.Namespace, workdir: Path) -> None:
-    from workers.kafka_local import default_version
+    from local_kafka import default_version
 
     kafka_version = default_version()
     systems, unavailable = systems_for(kafka_version)

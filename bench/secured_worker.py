@@ -7,7 +7,7 @@ variable; for Java the harness puts the option on the command line, where kafka-
 Kafka: the broker's SASL_SSL client keys at the top level (the worker's own clients) and under the
 `producer.`, `consumer.` and `admin.` prefixes (the connectors' clients; Java gives them nothing else).
 
-The TLS certificate is made by the local Kafka's own helper (`workers.kafka_local.security.prepare`): a CA
+The TLS certificate is made by the local Kafka's own helper (`local_kafka.security.prepare`): a CA
 and a server certificate for 127.0.0.1, as a PKCS12 key store both systems read.
 """
 
@@ -20,7 +20,7 @@ from pathlib import Path
 
 from bench.rest import RestAccess
 from bench.systems.base import WorkerSetup
-from workers.kafka_local.security import prepare
+from local_kafka.security import prepare
 
 BASIC_AUTH_EXTENSION = "org.apache.kafka.connect.rest.basic.auth.extension.BasicAuthSecurityRestExtension"
 LOGIN_MODULE = "org.apache.kafka.connect.rest.basic.auth.extension.PropertyFileLoginModule"

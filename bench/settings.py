@@ -3,7 +3,7 @@
 Producer settings are given explicitly, with keys librdkafka and the Java client read the same way,
 to the raw producer, to kconnect's worker (`producer.*`) and to Java Connect's worker (`producer.*`),
 so no side runs on its own defaults. The values are kconnect's worker defaults
-(connect/runtime/kafka_client_config.py: Kafka Connect's acks=all, one request in flight, no idempotence,
+(connect/runtime/kafka/client_config.py: Kafka Connect's acks=all, one request in flight, no idempotence,
 plus linger.ms=5) and librdkafka's batch.size; for Java Connect, whose defaults match except for
 batch.size (16384), that means bigger batches than it would use out of the box.
 """

@@ -14,7 +14,7 @@ from fastapi import FastAPI
 
 from connect.api.version import distribution_version
 from connect.runtime.herder import Herder
-from connect.runtime.loggers import LoggerLevels
+from connect.runtime.logs.levels import LoggerLevels
 from rest.errors import install_error_handlers
 from rest.expand_answers import ExpandAnswers
 from rest.middleware import StripTrailingSlash

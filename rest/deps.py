@@ -10,7 +10,7 @@ from fastapi import Depends, Request
 from starlette.exceptions import HTTPException
 
 from connect.runtime.herder import Herder
-from connect.runtime.loggers import LoggerLevels
+from connect.runtime.logs.levels import LoggerLevels
 from rest.expand_answers import ExpandAnswers
 
 

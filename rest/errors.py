@@ -22,7 +22,7 @@ from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from connect.api.errors import AlreadyExistsError, ConfigError, ConnectError, NotFoundError
-from connect.runtime.errors import BadRequestError, ConflictError, ForbiddenError, RequestTimeoutError
+from connect.runtime.domain.errors import BadRequestError, ConflictError, ForbiddenError, RequestTimeoutError
 from rest.schemas import ErrorMessage
 
 _log = logging.getLogger(__name__)

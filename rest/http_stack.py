@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from starlette.types import ASGIApp
 
-from connect.runtime.worker_config import WorkerConfig
+from connect.runtime.config.worker_config import WorkerConfig
 from rest.body_limit import REQUEST_BODY_MAX_BYTES, BodyLimit
 from rest.cors import ALLOW_METHODS, ALLOW_ORIGIN, with_cors
 from rest.cross_site import RefuseCrossSiteWrites

@@ -1,7 +1,7 @@
 """Wire schemas: Kafka Connect's REST entities, field for field, and the request bodies it accepts.
 
 Class names are Kafka's entity names (they name the OpenAPI components); each response model has a
-`of(...)` constructor from the herder's domain value in `connect.runtime.info`, which never leaves
+`of(...)` constructor from the herder's domain value in `connect.runtime.domain.info`, which never leaves
 this module as JSON. Where the domain value has the entity's fields under the same names, `of` reads
 them with pydantic's `from_attributes` (enums become their value); the rest copy what differs. Fields
 Kafka omits when empty (`trace`, a plug-in's `version`) are dropped here.
@@ -15,8 +15,8 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
-from connect.runtime import info as domain
-from connect.runtime.states import ConnectorTaskId as DomainTaskId
+from connect.runtime.domain import info as domain
+from connect.runtime.domain.states import ConnectorTaskId as DomainTaskId
 
 
 def _json_scalar_as_text(value: Any) -> Any:

@@ -18,8 +18,8 @@ from typing import Any
 import orjson
 from starlette.responses import Response
 
-from connect.runtime import info as domain
-from connect.runtime.states import ConnectorTaskId
+from connect.runtime.domain import info as domain
+from connect.runtime.domain.states import ConnectorTaskId
 
 Json = dict[str, Any]
 

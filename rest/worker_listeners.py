@@ -7,7 +7,7 @@ from collections.abc import Mapping
 
 from starlette.types import ASGIApp
 
-from connect.runtime.worker_config import WorkerConfig
+from connect.runtime.config.worker_config import WorkerConfig
 from rest.http_stack import http_stack
 from rest.listeners import HTTPS, parse_listeners
 from rest.server import RestServer

@@ -10,10 +10,10 @@ import argparse
 import logging
 from collections.abc import Callable, Sequence
 
+from ctl import cli as ctl_cli
+from local_kafka import cli as kafka_cli
 from workers.common import health_check
-from workers.ctl import cli as ctl_cli
 from workers.distributed import cli as distributed_cli
-from workers.kafka_local import cli as kafka_cli
 from workers.standalone import cli as standalone_cli
 
 Registrar = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], None]

@@ -21,10 +21,10 @@ from types import FrameType
 
 import httpx
 
-from connect.runtime.kafka_clients import KafkaClients, TopicSpec
+from connect.runtime.kafka import KafkaClients, TopicSpec
+from local_kafka import LocalKafka, LocalKafkaError
+from local_kafka.config import CONTROLLER_PORT_OFFSET
 from workers.common.logs import configure_logging
-from workers.kafka_local import LocalKafka, LocalKafkaError
-from workers.kafka_local.config import CONTROLLER_PORT_OFFSET
 from workers.standalone.process import StandaloneWorker
 
 log = logging.getLogger(__name__)

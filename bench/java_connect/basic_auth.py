@@ -13,7 +13,7 @@ import logging
 from pathlib import Path
 
 from bench.java_connect.jars import MARKER, ConnectJars, copy_dependencies, fingerprint
-from workers.kafka_local.jars import cache_root
+from local_kafka.jars import cache_root
 
 log = logging.getLogger(__name__)
 

@@ -17,7 +17,7 @@ import subprocess
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from workers.kafka_local.jars import cache_root
+from local_kafka.jars import cache_root
 
 log = logging.getLogger(__name__)
 

@@ -26,7 +26,7 @@ from bench.harness import RunContext, metrics
 from bench.results import BenchmarkResult, Reference, SystemResult
 from bench.scenarios.avro import ORDER, order
 from connect.converters.schema_registry.avro import AvroConverter
-from connect.runtime.sink_batches import split_by_partition
+from connect.runtime.pipeline.sink_batches import split_by_partition
 from connectors.sql.sink_task import SqlSinkTask
 
 TOPIC = "bench-sql-avro"

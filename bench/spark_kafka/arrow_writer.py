@@ -55,7 +55,7 @@ def timed_arrow_write(
             "group.id": f"kconnect-bench-arrow-{uuid.uuid4().hex[:8]}",
             "log_level": 0,
             **CONSUMER_SETTINGS,
-            # As kconnect's worker sets it for sink consumers (connect/runtime/kafka_client_config.py): with
+            # As kconnect's worker sets it for sink consumers (connect/runtime/kafka/client_config.py): with
             # librdkafka's default of 1 s, a full prefetch queue pauses fetching for a whole second.
             "fetch.queue.backoff.ms": "10",
         }

@@ -3,7 +3,7 @@
 One protocol, two implementations: the standalone herder (one process, memory and file stores) and
 the distributed herder (workers coordinated through Kafka). Calls are synchronous and may block for
 up to the REST request timeout; FastAPI runs them in its thread pool. Errors are `ConnectError`s
-(see `connect.runtime.errors` for which become which HTTP status).
+(see `connect.runtime.domain.errors` for which become which HTTP status).
 
 Config maps are always str → str and are stored and returned exactly as given.
 
@@ -25,7 +25,7 @@ from collections.abc import Hashable, Mapping
 from typing import Protocol, runtime_checkable
 
 from connect.api.errors import NotFoundError
-from connect.runtime.info import (
+from connect.runtime.domain.info import (
     ConfigInfos,
     ConfigKeyInfo,
     ConnectorInfo,
@@ -38,7 +38,7 @@ from connect.runtime.info import (
     TaskStateInfo,
     WorkerHealth,
 )
-from connect.runtime.states import ConnectorTaskId, TargetState
+from connect.runtime.domain.states import ConnectorTaskId, TargetState
 
 ConnectorOverview = tuple[ConnectorStateInfo | None, ConnectorInfo | None]
 """A connector's status and info, each None when not asked for."""

@@ -33,28 +33,28 @@ from typing import cast
 from connect.api.connector import Connector, SinkConnector, SourceConnector
 from connect.api.errors import ConnectError, NotFoundError
 from connect.api.task import SinkTask
-from connect.runtime.config_providers import ConfigProviders, ConfigTransformer, SecretRedactor
-from connect.runtime.config_providers.redacting_status import RedactingStatusListener
-from connect.runtime.config_providers.worker_secrets import WorkerSecrets
-from connect.runtime.connector_config.keys import CONNECTOR_CLASS_CONFIG
-from connect.runtime.info import ConnectorType
-from connect.runtime.kafka_client_config import sink_group_id
-from connect.runtime.kafka_clients import KafkaClients
+from connect.runtime.config.connector.keys import CONNECTOR_CLASS_CONFIG
+from connect.runtime.config.providers import ConfigProviders, ConfigTransformer, SecretRedactor
+from connect.runtime.config.providers.redacting_status import RedactingStatusListener
+from connect.runtime.config.providers.worker_secrets import WorkerSecrets
+from connect.runtime.config.worker_config import WorkerConfig
+from connect.runtime.domain.info import ConnectorType
+from connect.runtime.domain.states import ConnectorTaskId, TargetState
+from connect.runtime.domain.status import StatusListener
+from connect.runtime.kafka import KafkaClients
+from connect.runtime.kafka.client_config import sink_group_id
 from connect.runtime.metrics.client_stats import CLIENT_STATISTICS
 from connect.runtime.metrics.groups import MetricGroup, merged
 from connect.runtime.metrics.worker_groups import connector_group, connector_task_counts, worker_group
 from connect.runtime.metrics.worker_metrics import StartupCounts, StateTracking, WorkerStates
 from connect.runtime.offsets import OffsetStorageReader, OffsetStore
 from connect.runtime.plugins import PluginRegistry
-from connect.runtime.states import ConnectorTaskId, TargetState
-from connect.runtime.status import StatusListener
-from connect.runtime.task_builders import TASK_CLASS_CONFIG, TaskBuilders, TaskSpec, WorkerResources
-from connect.runtime.task_contexts import WorkerConnectorContext
 from connect.runtime.task_process import ProcessWorkerTask, TaskHosts, TaskProcessStart
-from connect.runtime.transactions import TransactionalOffsetStore, worker_exactly_once_enabled
-from connect.runtime.worker_config import WorkerConfig
-from connect.runtime.worker_connector import ConnectorState, WorkerConnector
-from connect.runtime.worker_task import TaskRunner, WorkerTask
+from connect.runtime.tasks.builders import TASK_CLASS_CONFIG, TaskBuilders, TaskSpec, WorkerResources
+from connect.runtime.tasks.contexts import WorkerConnectorContext
+from connect.runtime.tasks.transactions import TransactionalOffsetStore, worker_exactly_once_enabled
+from connect.runtime.tasks.worker_connector import ConnectorState, WorkerConnector
+from connect.runtime.tasks.worker_task import TaskRunner, WorkerTask
 
 log = logging.getLogger(__name__)
 

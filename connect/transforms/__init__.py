@@ -1,7 +1,7 @@
 """Kafka Connect's built-in single message transforms and predicates (Kafka's `connect/transforms` module).
 
 Plug-ins like a user's own: found through entry points, importing only `connect.api`. The chain that
-builds them from a connector's `transforms` keys is the runtime's (`connect.runtime.transformation_chain`).
+builds them from a connector's `transforms` keys is the runtime's (`connect.runtime.pipeline.transformation_chain`).
 """
 
 from connect.transforms.cast import Cast, CastKey, CastValue

@@ -13,8 +13,8 @@ from urllib.parse import quote
 from fastapi import APIRouter, Path, Query, Request, Response
 from starlette.concurrency import run_in_threadpool
 
-from connect.runtime.errors import BadRequestError
-from connect.runtime.states import TargetState
+from connect.runtime.domain.errors import BadRequestError
+from connect.runtime.domain.states import TargetState
 from rest import wire
 from rest.deps import JSON_BODY, ExpandAnswersDep, HerderDep
 from rest.errors import documented

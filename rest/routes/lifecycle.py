@@ -9,8 +9,8 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Query, Response
 
-from connect.runtime.info import RestartRequest
-from connect.runtime.states import ConnectorTaskId
+from connect.runtime.domain.info import RestartRequest
+from connect.runtime.domain.states import ConnectorTaskId
 from rest import wire
 from rest.deps import HerderDep
 from rest.errors import documented

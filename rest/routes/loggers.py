@@ -7,9 +7,9 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Query, Response
 
-from connect.runtime.errors import BadRequestError
+from connect.runtime.domain.errors import BadRequestError
 from connect.runtime.herder import SupportsClusterLoggerLevels
-from connect.runtime.loggers import parse_level
+from connect.runtime.logs.levels import parse_level
 from rest.deps import JSON_BODY, HerderDep, LoggerLevelsDep
 from rest.errors import documented
 from rest.schemas import LoggerLevel, LoggerLevelRequest

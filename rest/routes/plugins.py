@@ -6,7 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Query
 
-from connect.runtime.errors import BadRequestError
+from connect.runtime.domain.errors import BadRequestError
 from rest.deps import JSON_BODY, HerderDep
 from rest.errors import documented
 from rest.schemas import ConfigInfos, ConfigKeyInfo, ConnectorConfig, PluginInfo

@@ -24,6 +24,7 @@ from spark_sink.config import (
 from spark_sink.partitioners import hive
 from spark_sink.partitioners.base import Labels, Partitioner, PartitionInput, TimestampExtractor
 from spark_sink.partitioners.columns import field_column
+from spark_sink.partitioners.extractor_loader import load_timestamp_extractor
 from spark_sink.partitioners.path_format import PathFormat, compile_path_format
 from spark_sink.timezones import LocalClock, resolve
 
@@ -95,8 +96,6 @@ class TimeBasedPartitioner(Partitioner):
         self._labels: dict[int, str] = {}
 
     def configure(self, config: Mapping[str, Any]) -> None:
-        from spark_sink.partitioners.loader import load_timestamp_extractor
-
         duration = self.duration_ms if self.duration_ms > 0 else int(config.get(PARTITION_DURATION_MS_CONFIG) or -1)
         pattern = self.path_format_pattern or str(config.get(PATH_FORMAT_CONFIG) or "")
         if duration <= 0:

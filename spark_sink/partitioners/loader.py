@@ -1,4 +1,5 @@
-"""Resolves `partitioner.class` and `timestamp.extractor` to configured instances. Task thread, at start.
+"""Resolves `partitioner.class` to a configured instance (`timestamp.extractor`: `extractor_loader`). Task
+thread, at start.
 
 Accepted names: the built-in short names, Confluent's class names (the storage-common and HDFS
 packages, so existing connector configs work unchanged), entry points of the group
@@ -7,14 +8,12 @@ packages, so existing connector configs work unchanged), entry points of the gro
 
 from __future__ import annotations
 
-import importlib
 import importlib.metadata
 from collections.abc import Mapping
 from typing import Any, cast
 
-from connect.api import ConfigError
-from spark_sink.config import PARTITIONER_CLASS_CONFIG, TIMESTAMP_EXTRACTOR_CONFIG
-from spark_sink.partitioners.base import Partitioner, TimestampExtractor
+from spark_sink.config import PARTITIONER_CLASS_CONFIG
+from spark_sink.partitioners.base import Partitioner
 from spark_sink.partitioners.builtin import (
     DailyPartitioner,
     DefaultPartitioner,
@@ -22,11 +21,8 @@ from spark_sink.partitioners.builtin import (
     HourlyPartitioner,
     TimeBasedPartitioner,
 )
-from spark_sink.partitioners.extractors import (
-    RecordFieldTimestampExtractor,
-    RecordTimestampExtractor,
-    WallclockTimestampExtractor,
-)
+from spark_sink.partitioners.extractor_loader import load_timestamp_extractor
+from spark_sink.partitioners.plugin_classes import import_class, instantiate
 
 ENTRY_POINT_GROUP = "kconnect.spark_partitioners"
 
@@ -41,28 +37,14 @@ _PARTITIONERS: dict[str, type[Partitioner]] = {
     cls.__name__: cls
     for cls in (DefaultPartitioner, FieldPartitioner, TimeBasedPartitioner, HourlyPartitioner, DailyPartitioner)
 }
-_EXTRACTORS: dict[str, type[TimestampExtractor]] = {
-    "Wallclock": WallclockTimestampExtractor,
-    "Record": RecordTimestampExtractor,
-    "RecordField": RecordFieldTimestampExtractor,
-}
 
 
 def load_partitioner(config: Mapping[str, Any]) -> Partitioner:
     name = str(config.get(PARTITIONER_CLASS_CONFIG) or "DefaultPartitioner").strip()
-    cls = _PARTITIONERS.get(_strip_package(name)) or _entry_point(name) or _import(name, PARTITIONER_CLASS_CONFIG)
-    partitioner = cast(Partitioner, _instantiate(cls, Partitioner, name, PARTITIONER_CLASS_CONFIG))
+    cls = _PARTITIONERS.get(_strip_package(name)) or _entry_point(name) or import_class(name, PARTITIONER_CLASS_CONFIG)
+    partitioner = cast(Partitioner, instantiate(cls, Partitioner, name, PARTITIONER_CLASS_CONFIG))
     partitioner.configure(config)
     return partitioner
-
-
-def load_timestamp_extractor(config: Mapping[str, Any]) -> TimestampExtractor:
-    name = str(config.get(TIMESTAMP_EXTRACTOR_CONFIG) or "Wallclock").strip()
-    short = name.rsplit("$", 1)[-1] if "$" in name else name
-    cls = _EXTRACTORS.get(short) or _import(name, TIMESTAMP_EXTRACTOR_CONFIG)
-    extractor = cast(TimestampExtractor, _instantiate(cls, TimestampExtractor, name, TIMESTAMP_EXTRACTOR_CONFIG))
-    extractor.configure(config)
-    return extractor
 
 
 def _strip_package(name: str) -> str:
@@ -80,19 +62,4 @@ def _entry_point(name: str) -> object | None:
     return None
 
 
-def _import(name: str, key: str) -> object:
-    module_name, sep, attr = name.partition(":")
-    if not sep:
-        module_name, _, attr = name.rpartition(".")
-    if not module_name or not attr:
-        raise ConfigError(f"Invalid value {name} for configuration {key}: unknown class")
-    try:
-        return getattr(importlib.import_module(module_name), attr)
-    except (ImportError, AttributeError) as exc:
-        raise ConfigError(f"Invalid value {name} for configuration {key}: {exc}") from None
-
-
-def _instantiate(cls: object, base: type, name: str, key: str) -> object:
-    if not (isinstance(cls, type) and issubclass(cls, base)):
-        raise ConfigError(f"Invalid value {name} for configuration {key}: not a {base.__name__}")
-    return cls()
+__all__ = ["load_partitioner", "load_timestamp_extractor"]

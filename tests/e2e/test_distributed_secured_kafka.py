@@ -11,7 +11,7 @@ import pytest
 from confluent_kafka.admin import AdminClient
 from confluent_kafka.cimpl import NewTopic
 
-from connect.runtime.kafka_client_config import to_librdkafka
+from connect.runtime.kafka.client_config import to_librdkafka
 from tests.e2e.test_distributed_plugins import read_runs
 from tests.e2e.test_distributed_support import (
     Cluster,

@@ -270,7 +270,7 @@ def test_a_sink_rides_out_a_registry_outage_within_errors_retry_timeout(
         registry.stop()
 
         sink_file = tmp_path / "ticks.txt"
-        caplog.set_level(logging.DEBUG, logger="connect.runtime.error_handling")
+        caplog.set_level(logging.DEBUG, logger="connect.runtime.pipeline.error_handling")
         with running_worker(worker_props(kafka_bootstrap, tmp_path / "connect.offsets")) as (_, client):
             create_connector(
                 client,

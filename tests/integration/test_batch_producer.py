@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from confluent_kafka import KafkaError, KafkaException
 
-from connect.runtime.kafka_clients import ColumnNotBytesError, KafkaClients, factory
-from connect.runtime.kafka_clients.batch_producer import BatchProducer
-from connect.runtime.states import ConnectorTaskId
+from connect.runtime.domain.states import ConnectorTaskId
+from connect.runtime.kafka import ColumnNotBytesError, KafkaClients, factory
+from connect.runtime.kafka.batch_producer import BatchProducer
 from tests.support.topic_reads import messages_to_end
 
 TASK = ConnectorTaskId("batch", 0)

@@ -16,11 +16,11 @@ from confluent_kafka.admin import AdminClient
 
 from bench.java_connect import jars as java_jars
 from bench.systems.java import JavaConnect
+from local_kafka.jars import default_version
 from tests.fixtures.kafka import new_topic
 from tests.fixtures.tcp_ports import free_port
 from tests.support.ctl_process import ctl_json, run_ctl
 from tests.support.waiting import wait_until
-from workers.kafka_local.jars import default_version
 
 pytestmark = pytest.mark.integration
 

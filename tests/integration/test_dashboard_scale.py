@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser
 
-from connect.runtime.loggers import LoggerLevels
+from connect.runtime.logs.levels import LoggerLevels
 from connect.runtime.metrics.groups import MetricGroup, task_tags
 from rest.app import create_app
 from rest.server import RestServer

@@ -12,17 +12,17 @@ import pytest
 
 from connect.api import ConfigDef, SourceConnector, SourceRecord, SourceTask
 from connect.converters import SimpleHeaderConverter, StringConverter
-from connect.runtime.connector_config.keys import TransactionBoundary
-from connect.runtime.kafka_clients import KafkaClients
+from connect.runtime.config.connector.keys import TransactionBoundary
+from connect.runtime.config.worker_config import WorkerConfig
+from connect.runtime.domain.states import ConnectorTaskId, State, TargetState
+from connect.runtime.kafka import KafkaClients
 from connect.runtime.offsets import OffsetStorageReader, encode_key, encode_offset
 from connect.runtime.plugins import PluginRegistry
-from connect.runtime.states import ConnectorTaskId, State, TargetState
-from connect.runtime.status import MemoryStatusStore
 from connect.runtime.stores import KafkaOffsetStore
-from connect.runtime.transactions import fence_zombie_tasks, transactional_id
+from connect.runtime.stores.memory_status_store import MemoryStatusStore
+from connect.runtime.tasks.transactions import fence_zombie_tasks, transactional_id
+from connect.runtime.tasks.worker_eos_source_task import WorkerEosSourceTask
 from connect.runtime.worker import Worker
-from connect.runtime.worker_config import WorkerConfig
-from connect.runtime.worker_eos_source_task import WorkerEosSourceTask
 from tests.fixtures.kafka import TopicFactory
 from tests.support.pipelines import record_pipeline
 from tests.support.topic_reads import read_topic

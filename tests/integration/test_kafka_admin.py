@@ -11,7 +11,7 @@ from confluent_kafka import Producer
 from confluent_kafka.admin import AdminClient
 
 from connect.api.records import TopicPartition
-from connect.runtime.kafka_clients import KafkaClients, TopicSpec
+from connect.runtime.kafka import KafkaClients, TopicSpec
 from tests.fixtures.kafka import start_local_kafka
 
 pytestmark = pytest.mark.integration

@@ -13,11 +13,10 @@ import orjson
 import pytest
 from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition
 
-from connect.runtime.info import InstanceStatus, RestartRequest
-from connect.runtime.kafka_clients import KafkaClients
-from connect.runtime.kafka_log import InternalTopicSpec, ensure_internal_topics
+from connect.runtime.domain.info import InstanceStatus, RestartRequest
+from connect.runtime.domain.states import ConnectorTaskId, State, TargetState
+from connect.runtime.kafka import KafkaClients
 from connect.runtime.offsets import OffsetStorageReader, encode_key, encode_offset
-from connect.runtime.states import ConnectorTaskId, State, TargetState
 from connect.runtime.stores import (
     ChangeKind,
     ConfigChange,
@@ -26,6 +25,7 @@ from connect.runtime.stores import (
     KafkaStatusStore,
     key_partition,
 )
+from connect.runtime.stores.kafka_log import InternalTopicSpec, ensure_internal_topics
 from tests.fixtures.kafka import TopicFactory, start_local_kafka
 from tests.support.waiting import wait_until
 

@@ -13,8 +13,8 @@ import pytest
 from confluent_kafka import Consumer, KafkaError, Message, Producer
 from confluent_kafka.admin import AdminClient
 
+from local_kafka import processes
 from tests.fixtures.kafka import free_port_block, new_topic
-from workers.kafka_local import processes
 
 pytestmark = pytest.mark.integration
 

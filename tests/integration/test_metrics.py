@@ -14,8 +14,8 @@ import pytest
 from confluent_kafka import Producer
 from prometheus_client.parser import text_string_to_metric_families
 
-from connect.runtime.metrics.catalog import markdown
-from connect.runtime.states import ConnectorTaskId
+from connect.runtime.domain.states import ConnectorTaskId
+from connect.runtime.metrics.catalog_docs import markdown
 from connect.runtime.task_process import ProcessWorkerTask
 from tests.integration.test_standalone_support import line_count, running_worker, worker_props
 from tests.support.waiting import wait_until

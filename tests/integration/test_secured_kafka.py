@@ -11,7 +11,7 @@ import pytest
 from confluent_kafka import KafkaException
 from confluent_kafka.admin import AdminClient
 
-from connect.runtime.kafka_client_config import to_librdkafka
+from connect.runtime.kafka.client_config import to_librdkafka
 from tests.integration.test_standalone_support import all_running, line_count, running_worker, worker_props
 from tests.support.topic_reads import messages_to_end
 from tests.support.waiting import wait_until

@@ -12,13 +12,13 @@ from confluent_kafka import Producer
 
 from connect.api.records import TopicPartition
 from connect.converters import SimpleHeaderConverter, StringConverter
-from connect.runtime.kafka_clients import KafkaClients, KafkaMessage
-from connect.runtime.offsets import MemoryOffsetStore
+from connect.runtime.config.worker_config import WorkerConfig
+from connect.runtime.domain.states import ConnectorTaskId, TargetState
+from connect.runtime.kafka import KafkaClients, KafkaMessage
 from connect.runtime.plugins import PluginRegistry
-from connect.runtime.states import ConnectorTaskId, TargetState
-from connect.runtime.status import MemoryStatusStore
+from connect.runtime.stores.local_offset_store import MemoryOffsetStore
+from connect.runtime.stores.memory_status_store import MemoryStatusStore
 from connect.runtime.worker import Worker
-from connect.runtime.worker_config import WorkerConfig
 from connectors.file.sink import FileStreamSinkConnector
 
 pytestmark = pytest.mark.integration

@@ -12,7 +12,7 @@ import pytest
 from confluent_kafka.admin import AdminClient
 
 from connect.api.records import TopicPartition
-from connect.runtime.kafka_clients import KafkaAdmin
+from connect.runtime.kafka import KafkaAdmin
 from tests.integration.test_standalone_support import (
     KconnectProcess,
     all_running,

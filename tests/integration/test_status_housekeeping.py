@@ -7,8 +7,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from connect.runtime.kafka_clients import KafkaClients
-from connect.runtime.states import ConnectorTaskId, State
+from connect.runtime.domain.states import ConnectorTaskId, State
+from connect.runtime.kafka import KafkaClients
 from connect.runtime.stores import KafkaStatusStore
 from tests.fixtures.kafka import TopicFactory
 from tests.support.waiting import wait_until

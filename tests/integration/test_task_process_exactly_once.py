@@ -12,14 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from connect.runtime.kafka_clients import KafkaClients
+from connect.runtime.config.worker_config import WorkerConfig
+from connect.runtime.domain.states import ConnectorTaskId, State, TargetState
+from connect.runtime.kafka import KafkaClients
 from connect.runtime.plugins import PluginRegistry
-from connect.runtime.states import ConnectorTaskId, State, TargetState
-from connect.runtime.status import MemoryStatusStore
 from connect.runtime.stores import KafkaOffsetStore
+from connect.runtime.stores.memory_status_store import MemoryStatusStore
 from connect.runtime.task_process import ProcessWorkerTask
 from connect.runtime.worker import Worker
-from connect.runtime.worker_config import WorkerConfig
 from tests.fixtures.kafka import TopicFactory
 from tests.support.topic_reads import read_topic
 from tests.support.waiting import wait_until

@@ -12,13 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from connect.runtime.offsets import MemoryOffsetStore, OffsetStorageReader
+from connect.runtime.config.worker_config import WorkerConfig
+from connect.runtime.domain.states import ConnectorTaskId, State, TargetState
+from connect.runtime.offsets import OffsetStorageReader
 from connect.runtime.plugins import PluginRegistry
-from connect.runtime.states import ConnectorTaskId, State, TargetState
-from connect.runtime.status import MemoryStatusStore
+from connect.runtime.stores.local_offset_store import MemoryOffsetStore
+from connect.runtime.stores.memory_status_store import MemoryStatusStore
 from connect.runtime.task_process import ProcessWorkerTask
 from connect.runtime.worker import Worker
-from connect.runtime.worker_config import WorkerConfig
 from tests.support.processes import is_alive
 from tests.support.waiting import wait_until
 
@@ -183,7 +184,7 @@ def test_pause_resume_and_the_tasks_log_cross_the_process_boundary(
 
         def started_line_logged() -> bool:
             return any(
-                r.name == "connect.runtime.worker_source_task"
+                r.name == "connect.runtime.tasks.worker_source_task"
                 and "started" in r.getMessage()
                 and r.process == pid
                 and getattr(r, "connector_context", "") == f"{name}|task-0"
@@ -199,14 +200,14 @@ def test_a_logger_level_set_on_the_worker_reaches_its_task_processes(
     topic = topic_factory(partitions=1)
     source_file = tmp_path / "in.txt"
     name = f"src-{uuid.uuid4().hex[:6]}"
-    source_logger = logging.getLogger("connect.runtime.worker_source_task")
+    source_logger = logging.getLogger("connect.runtime.tasks.worker_source_task")
     with caplog.at_level(logging.INFO):
         source = harness.run(name, {"connector.class": "FileStreamSource", "file": str(source_file), "topic": topic})
         wait_until(lambda: harness.state(source) is State.RUNNING, 30, what="RUNNING")
         pid = harness.process_of(source).pid
         try:
             caplog.handler.setLevel(logging.DEBUG)  # the worker's root stays at INFO
-            source_logger.setLevel(logging.DEBUG)  # as PUT /admin/loggers/connect.runtime.worker_source_task does
+            source_logger.setLevel(logging.DEBUG)  # as PUT /admin/loggers/connect.runtime.tasks.worker_source_task does
 
             def debug_line_from_the_task() -> bool:
                 _append(source_file, 0, 5)  # something to commit, so that the commit logs at DEBUG

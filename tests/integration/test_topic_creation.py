@@ -21,7 +21,7 @@ from confluent_kafka.admin._config import ConfigResource
 from confluent_kafka.admin._resource import ResourceType
 
 from connect.api import TopicPartition
-from connect.runtime.kafka_clients import KafkaAdmin
+from connect.runtime.kafka import KafkaAdmin
 from tests.integration.test_standalone_support import all_running, running_worker, status_of, worker_props
 from tests.support.waiting import wait_until
 

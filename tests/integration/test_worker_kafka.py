@@ -24,13 +24,14 @@ from connect.api import (
     TopicPartition,
 )
 from connect.converters import JsonConverter, SimpleHeaderConverter, StringConverter
-from connect.runtime.kafka_clients import KafkaClients, TopicSpec
-from connect.runtime.offsets import MemoryOffsetStore, OffsetStorageReader
+from connect.runtime.config.worker_config import WorkerConfig
+from connect.runtime.domain.states import ConnectorTaskId, State, TargetState
+from connect.runtime.kafka import KafkaClients, TopicSpec
+from connect.runtime.offsets import OffsetStorageReader
 from connect.runtime.plugins import PluginRegistry
-from connect.runtime.states import ConnectorTaskId, State, TargetState
-from connect.runtime.status import MemoryStatusStore
+from connect.runtime.stores.local_offset_store import MemoryOffsetStore
+from connect.runtime.stores.memory_status_store import MemoryStatusStore
 from connect.runtime.worker import Worker
-from connect.runtime.worker_config import WorkerConfig
 from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.integration

@@ -15,9 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from connect.api.errors import AlreadyExistsError, ConfigError, NotFoundError
-from connect.runtime.errors import BadRequestError, ForbiddenError
-from connect.runtime.herder import ConnectorOverview, overviews_one_by_one
-from connect.runtime.info import (
+from connect.runtime.domain.errors import BadRequestError, ForbiddenError
+from connect.runtime.domain.info import (
     ConfigInfo,
     ConfigInfos,
     ConfigKeyInfo,
@@ -34,8 +33,9 @@ from connect.runtime.info import (
     TaskStateInfo,
     WorkerHealth,
 )
-from connect.runtime.loggers import LoggerLevels, parse_level
-from connect.runtime.states import ConnectorTaskId, State, TargetState
+from connect.runtime.domain.states import ConnectorTaskId, State, TargetState
+from connect.runtime.herder import ConnectorOverview, overviews_one_by_one
+from connect.runtime.logs.levels import LoggerLevels, parse_level
 from tests.support.fake_plugins import DEFAULT_PLUGINS, FakePlugin
 
 STOP_FIRST = (

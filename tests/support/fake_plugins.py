@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from connect.runtime.info import ConfigKeyInfo, ConnectorType, PluginInfo, PluginType
+from connect.runtime.domain.info import ConfigKeyInfo, ConnectorType, PluginInfo, PluginType
 
 
 def config_key(

@@ -8,10 +8,10 @@ from typing import Any
 from connect.api.converter import Converter
 from connect.converters.header import SimpleHeaderConverter
 from connect.converters.simple import StringConverter
-from connect.runtime.connector_config import ErrorHandlingSettings
-from connect.runtime.error_handling import ErrorHandler, ErrorReporter, LogReporter
-from connect.runtime.record_pipeline import RecordPipeline
-from connect.runtime.states import ConnectorTaskId
+from connect.runtime.config.connector import ErrorHandlingSettings
+from connect.runtime.domain.states import ConnectorTaskId
+from connect.runtime.pipeline.error_handling import ErrorHandler, ErrorReporter, LogReporter
+from connect.runtime.pipeline.record_pipeline import RecordPipeline
 
 
 def record_pipeline(

@@ -6,7 +6,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from connect.runtime.loggers import LoggerLevels
+from connect.runtime.logs.levels import LoggerLevels
 from rest.app import create_app
 from tests.support.asgi_client import AsgiClient
 from tests.support.fake_herder import FakeHerder

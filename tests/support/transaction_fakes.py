@@ -7,9 +7,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from connect.api import ConnectError
-from connect.runtime.kafka_clients import ProducerFencedError, TransactionAbortRequiredError
-from connect.runtime.offsets import MemoryOffsetStore
-from connect.runtime.stores.offset_store import OffsetRecord
+from connect.runtime.kafka import ProducerFencedError, TransactionAbortRequiredError
+from connect.runtime.stores.kafka_offset_store import OffsetRecord
+from connect.runtime.stores.local_offset_store import MemoryOffsetStore
 from tests.support.worker_fakes import FakeProducer, Produced
 
 OFFSETS_TOPIC = "connect-offsets"

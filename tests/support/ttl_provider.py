@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from connect.api import ConfigData, ConfigProvider
-from connect.runtime.config_providers import FileConfigProvider
+from connect.runtime.config.providers import FileConfigProvider
 
 
 class TtlFileConfigProvider(ConfigProvider):

@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from connect.api.records import TopicPartition
-from connect.runtime.kafka_clients import (
+from connect.runtime.domain.states import ConnectorTaskId
+from connect.runtime.kafka import (
     ColumnNotBytesError,
     KafkaAdmin,
     KafkaClients,
@@ -27,7 +28,6 @@ from connect.runtime.kafka_clients import (
     SinkConsumer,
     TopicSpec,
 )
-from connect.runtime.states import ConnectorTaskId
 
 
 class FakeError:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from connect.runtime.info import WorkerHealth
+from connect.runtime.domain.info import WorkerHealth
 
 HEALTHY = WorkerHealth("healthy", "Worker has completed startup and is ready to handle requests.")
 STARTING = WorkerHealth("starting", "Worker is still starting up.")

@@ -21,8 +21,8 @@ from pathlib import Path
 import httpx
 
 from connect.api.errors import ConfigError
-from connect.runtime.java_properties import read_properties
-from connect.runtime.worker_config import WorkerConfig
+from connect.runtime.config.java_properties import read_properties
+from connect.runtime.config.worker_config import WorkerConfig
 from rest.extensions.basic_auth.extension import LOGIN_CONTEXT
 from rest.extensions.basic_auth.jaas import jaas_file_from_environment, read_jaas_file
 from rest.listeners import HTTPS, parse_listeners

@@ -18,8 +18,8 @@ from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from connect.runtime.config_providers import RedactingFilter, SecretRedactor
-from connect.runtime.worker_task import ConnectorContextFilter
+from connect.runtime.config.providers import RedactingFilter, SecretRedactor
+from connect.runtime.logs.context import ConnectorContextFilter
 
 FORMAT = "[%(asctime)s] %(levelname)s %(connector_prefix)s%(message)s (%(name)s)"
 LOG_FORMATS = ("text", "json")
@@ -99,7 +99,7 @@ def configure_logging(level: int | str = logging.INFO, log_format: str = "text")
     root.addHandler(handler)
     root.setLevel(level)
     # librdkafka's own log lines are noisy at INFO; its warnings still show.
-    logging.getLogger("connect.runtime.kafka_clients.librdkafka").setLevel(logging.WARNING)
+    logging.getLogger("connect.runtime.kafka.librdkafka").setLevel(logging.WARNING)
     return WorkerLogging(formatter)
 
 

@@ -1,6 +1,6 @@
 """Java `.properties` files and connector config files, read the way Kafka's connect-standalone reads them.
 
-`parse_properties` and `read_properties` (`connect.runtime.java_properties`) follow
+`parse_properties` and `read_properties` (`connect.runtime.config.java_properties`) follow
 `java.util.Properties.load`.
 
 `load_connector_file` follows `ConnectStandalone.parseConnectorConfigurationFile`: a JSON flat map, else
@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from connect.api.errors import ConfigError
-from connect.runtime.java_properties import parse_properties, read_properties
-from connect.runtime.states import TargetState
+from connect.runtime.config.java_properties import parse_properties, read_properties
+from connect.runtime.domain.states import TargetState
 
 __all__ = ["ConnectorFile", "load_connector_file", "parse_properties", "read_properties"]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from urllib.parse import urlsplit
 
-from connect.runtime.worker_config import WorkerConfig
+from connect.runtime.config.worker_config import WorkerConfig
 from rest.server import RestServer
 from rest.worker_listeners import rest_server_for
 from workers.common.deferred_app import DeferredApp

@@ -49,7 +49,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     # Imported here so that other subcommands do not load the runtime and FastAPI.
-    from connect.runtime.worker_config import LOG_FORMAT
+    from connect.runtime.config.worker_config import LOG_FORMAT
     from workers.common.logs import configure_logging, format_from_environment
     from workers.distributed.process import DistributedWorker
     from workers.distributed.settings import DistributedSettings

@@ -2,7 +2,7 @@
 
 Internal clients connect with `bootstrap.servers` and the worker's top-level security settings
 (`security.protocol`, `ssl.*`, `sasl.*`), as Kafka Connect's internal clients do; connector clients use
-`producer.*`/`consumer.*`/`admin.*` instead (`connect.runtime.kafka_clients`). Every client is built by
+`producer.*`/`consumer.*`/`admin.*` instead (`connect.runtime.kafka`). Every client is built by
 the runtime's `KafkaClients` factory, so this package never imports confluent_kafka.
 """
 
@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from connect.runtime.kafka_clients import KafkaClients, SinkConsumer
-from connect.runtime.states import ConnectorTaskId
-from connect.runtime.worker_config import WorkerConfig
+from connect.runtime.config.worker_config import WorkerConfig
+from connect.runtime.domain.states import ConnectorTaskId
+from connect.runtime.kafka import KafkaClients, SinkConsumer
 from workers.distributed.membership import ConsumerFactory
 from workers.distributed.settings import DistributedSettings
 from workers.distributed.stall import GuardedClients, StallGuard

@@ -21,7 +21,7 @@ import logging
 import threading
 
 from connect.api.errors import NotFoundError
-from connect.runtime.loggers import LoggerLevels
+from connect.runtime.logs.levels import LoggerLevels
 from connect.runtime.stores import ChangeKind, ConfigChange
 from workers.distributed.ports import ConfigLogPort
 

@@ -43,9 +43,9 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 from connect.api.errors import ConnectError
-from connect.runtime.info import InstanceStatus, RestartRequest
+from connect.runtime.domain.info import InstanceStatus, RestartRequest
+from connect.runtime.domain.states import ConnectorTaskId, State, TargetState
 from connect.runtime.plugins import PluginRegistry
-from connect.runtime.states import ConnectorTaskId, State, TargetState
 from connect.runtime.stores import ChangeKind, ClusterConfigState, ConfigChange
 from workers.distributed.balancer import decide
 from workers.distributed.local_work import LocalWork

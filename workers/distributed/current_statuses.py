@@ -15,9 +15,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol
 
-from connect.runtime.info import InstanceStatus
-from connect.runtime.states import ConnectorTaskId
-from connect.runtime.status import ConnectorStatusSnapshot
+from connect.runtime.domain.info import InstanceStatus
+from connect.runtime.domain.states import ConnectorTaskId
+from connect.runtime.domain.status import ConnectorStatusSnapshot
 from connect.runtime.stores import ClusterConfigState, StatusEntry
 
 

@@ -5,14 +5,14 @@ Kafka Connect's group membership keys (`session.timeout.ms`, `heartbeat.interval
 `rebalance.timeout.ms`, `worker.sync.timeout.ms`, `scheduled.rebalance.max.delay.ms`) and kconnect's own
 for its slots design (`docs/distributed.md`). The distributed keys the runtime reads as well (`group.id`,
 `exactly.once.source.support`, the three storage topics with their partitions and replication) stay in
-`connect.runtime.worker_config`, beside their readers. `DistributedSettings` parses with this definition,
+`connect.runtime.config.worker_config`, beside their readers. `DistributedSettings` parses with this definition,
 so these keys are type-checked, defaulted and not reported as unknown; standalone mode does not know them.
 """
 
 from __future__ import annotations
 
 from connect.api.config import ConfigDef, ConfigType, Importance, Range
-from connect.runtime.worker_config import worker_config_def
+from connect.runtime.config.worker_config import worker_config_def
 
 # Kafka Connect's group membership keys.
 SESSION_TIMEOUT_MS = "session.timeout.ms"

@@ -27,9 +27,9 @@ import logging
 from collections.abc import Callable
 
 from connect.api.errors import AlreadyExistsError, NotFoundError, RetriableError
-from connect.runtime.config_providers.worker_secrets import WorkerSecrets
-from connect.runtime.herder import ConnectorOverview
-from connect.runtime.info import (
+from connect.runtime.config.providers.worker_secrets import WorkerSecrets
+from connect.runtime.config.worker_config import WorkerConfig
+from connect.runtime.domain.info import (
     ConnectorInfo,
     ConnectorStateInfo,
     ConnectorType,
@@ -38,13 +38,13 @@ from connect.runtime.info import (
     TaskStateInfo,
     WorkerHealth,
 )
-from connect.runtime.kafka_clients import KafkaClients
-from connect.runtime.loggers import level_name, parse_level
+from connect.runtime.domain.states import ConnectorTaskId, TargetState
+from connect.runtime.domain.status import ConnectorStatusSnapshot
+from connect.runtime.herder import ConnectorOverview
+from connect.runtime.kafka import KafkaClients
+from connect.runtime.logs.levels import level_name, parse_level
 from connect.runtime.plugins import PluginRegistry
-from connect.runtime.states import ConnectorTaskId, TargetState
-from connect.runtime.status import ConnectorStatusSnapshot
 from connect.runtime.stores import ClusterConfigState, ConfigLog, KafkaOffsetStore, KafkaStatusStore
-from connect.runtime.worker_config import WorkerConfig
 from workers.common.health import HEALTHY, STARTING
 from workers.distributed.current_statuses import CurrentStatuses
 from workers.herding.base_herder import BaseHerder, ConnectorRecord, ValidationOptions

@@ -21,7 +21,7 @@ import traceback
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 
-from connect.runtime.states import ConnectorTaskId, TargetState
+from connect.runtime.domain.states import ConnectorTaskId, TargetState
 from workers.distributed.generations import Generations
 from workers.distributed.placement import Unit, connector_unit, is_connector
 from workers.distributed.ports import WorkerPort

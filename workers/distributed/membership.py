@@ -31,7 +31,7 @@ from typing import Protocol
 
 from connect.api.errors import RetriableError
 from connect.api.records import TopicPartition
-from connect.runtime.kafka_clients import SinkConsumer
+from connect.runtime.kafka import SinkConsumer
 from connect.runtime.metrics.windows import Windows
 from workers.distributed.cluster_metrics import RebalanceMetrics
 from workers.distributed.stall import StallGuard

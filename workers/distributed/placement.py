@@ -24,7 +24,7 @@ import hashlib
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 
-from connect.runtime.states import ConnectorTaskId
+from connect.runtime.domain.states import ConnectorTaskId
 
 CONNECTOR_TASK = -1
 """The task number of a connector's own instance, as in Kafka Connect's assignments."""

@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
-from connect.runtime.info import InstanceStatus
-from connect.runtime.states import ConnectorTaskId, TargetState
-from connect.runtime.status import StatusListener
+from connect.runtime.domain.info import InstanceStatus
+from connect.runtime.domain.states import ConnectorTaskId, TargetState
+from connect.runtime.domain.status import StatusListener
 from connect.runtime.stores import ClusterConfigState, ConfigChange, StoredStatuses
 from workers.distributed.placement import Unit
 from workers.distributed.slot_log import Claim, Placement

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from connect.api.errors import ConfigError
-from connect.runtime.worker_config import (
+from connect.runtime.config.worker_config import (
     CONFIG_STORAGE_REPLICATION_FACTOR,
     CONFIG_STORAGE_TOPIC,
     EXACTLY_ONCE_SOURCE_SUPPORT,

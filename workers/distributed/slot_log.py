@@ -42,8 +42,8 @@ from typing import Any
 import orjson
 
 from connect.api.errors import RetriableError
-from connect.runtime.kafka_clients import KafkaClients
-from connect.runtime.kafka_log import KafkaLog
+from connect.runtime.kafka import KafkaClients
+from connect.runtime.stores.kafka_log import KafkaLog
 from workers.distributed.placement import CONNECTOR_TASK, Unit, connector_unit
 
 log = logging.getLogger(__name__)

@@ -26,8 +26,8 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from connect.api.errors import ConnectError
 from connect.api.records import TopicPartition
-from connect.runtime.kafka_clients import KafkaClients, KafkaMessage, RebalanceListener, SinkConsumer
-from connect.runtime.states import ConnectorTaskId
+from connect.runtime.domain.states import ConnectorTaskId
+from connect.runtime.kafka import KafkaClients, KafkaMessage, RebalanceListener, SinkConsumer
 
 log = logging.getLogger(__name__)
 

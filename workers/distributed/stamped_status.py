@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from connect.runtime.info import InstanceStatus
-from connect.runtime.states import ConnectorTaskId, State
-from connect.runtime.status import StatusTransitions
+from connect.runtime.domain.info import InstanceStatus
+from connect.runtime.domain.states import ConnectorTaskId, State
+from connect.runtime.domain.status import StatusTransitions
 from connect.runtime.stores import StatusEntry
 from workers.distributed.generations import Generations
 from workers.distributed.placement import connector_unit

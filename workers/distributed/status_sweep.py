@@ -30,7 +30,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from connect.runtime.states import ConnectorTaskId
+from connect.runtime.domain.states import ConnectorTaskId
 from connect.runtime.stores import ClusterConfigState, StoredStatuses
 from workers.distributed.ports import StatusPort
 

@@ -23,11 +23,11 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 
-from connect.runtime.connector_config import ConnectorSettings
-from connect.runtime.info import ConnectorType
+from connect.runtime.config.connector import ConnectorSettings
+from connect.runtime.domain.info import ConnectorType
+from connect.runtime.domain.states import TargetState
 from connect.runtime.plugins import PluginRegistry
-from connect.runtime.states import TargetState
-from connect.runtime.transactions import fencing_required
+from connect.runtime.tasks.transactions import fencing_required
 from workers.distributed.local_work import LocalWork
 from workers.distributed.placement import connector_unit
 from workers.distributed.ports import ConfigLogPort

@@ -22,11 +22,12 @@ from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
 from connect.api.errors import ConfigError, NotFoundError
-from connect.runtime.config_providers import ConfigProviders, ConfigTransformer, SecretRedactor
-from connect.runtime.config_providers.worker_secrets import WorkerSecrets
-from connect.runtime.connector_config.keys import CONNECTOR_CLASS_CONFIG
-from connect.runtime.errors import BadRequestError, ForbiddenError
-from connect.runtime.info import (
+from connect.runtime.config.connector.keys import CONNECTOR_CLASS_CONFIG
+from connect.runtime.config.providers import ConfigProviders, ConfigTransformer, SecretRedactor
+from connect.runtime.config.providers.worker_secrets import WorkerSecrets
+from connect.runtime.config.worker_config import WorkerConfig
+from connect.runtime.domain.errors import BadRequestError, ForbiddenError
+from connect.runtime.domain.info import (
     ConfigInfos,
     ConfigKeyInfo,
     ConnectorInfo,
@@ -37,14 +38,13 @@ from connect.runtime.info import (
     RestartRequest,
     ServerInfo,
 )
-from connect.runtime.kafka_clients import KafkaClients
+from connect.runtime.domain.states import TargetState
+from connect.runtime.domain.status import ConnectorStatusSnapshot
+from connect.runtime.kafka import KafkaClients
 from connect.runtime.offsets import OffsetStore
 from connect.runtime.plugins import PluginRegistry
-from connect.runtime.states import TargetState
-from connect.runtime.status import ConnectorStatusSnapshot
 from connect.runtime.validation import connector_plugin_config, invalid_config_message, validate_connector_config
 from connect.runtime.validation.hidden_values import with_raw_values
-from connect.runtime.worker_config import WorkerConfig
 from workers.herding.offset_admin import OffsetAdmin, admin_factory
 from workers.herding.restart_plan import RestartPlan, restart_plan
 from workers.herding.server_info import build_info, lookup_cluster_id

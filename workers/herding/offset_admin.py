@@ -20,10 +20,10 @@ from typing import Any
 from connect.api.connector import SinkConnector, SourceConnector
 from connect.api.errors import ConnectError, DataError
 from connect.api.records import TopicPartition
-from connect.runtime.connector_config.keys import CONNECTOR_CLASS_CONFIG
-from connect.runtime.errors import BadRequestError
-from connect.runtime.info import ConnectorOffset
-from connect.runtime.kafka_clients import KafkaAdmin, KafkaClients, sink_group_id
+from connect.runtime.config.connector.keys import CONNECTOR_CLASS_CONFIG
+from connect.runtime.domain.errors import BadRequestError
+from connect.runtime.domain.info import ConnectorOffset
+from connect.runtime.kafka import KafkaAdmin, KafkaClients, sink_group_id
 from connect.runtime.offsets import OffsetStore, decode_key, decode_offset, encode_key, encode_offset
 from connect.runtime.plugins import PluginRegistry
 

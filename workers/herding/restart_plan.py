@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from connect.api.errors import NotFoundError
-from connect.runtime.info import ConnectorStateInfo, ConnectorType, InstanceStatus, RestartRequest, TaskStateInfo
-from connect.runtime.states import ConnectorTaskId, State
-from connect.runtime.status import ConnectorStatusSnapshot
+from connect.runtime.domain.info import ConnectorStateInfo, ConnectorType, InstanceStatus, RestartRequest, TaskStateInfo
+from connect.runtime.domain.states import ConnectorTaskId, State
+from connect.runtime.domain.status import ConnectorStatusSnapshot
 
 
 @dataclass(frozen=True)

@@ -16,8 +16,8 @@ from importlib import metadata
 from pathlib import Path
 
 from connect.api.errors import ConnectError
-from connect.runtime.info import ServerInfo
-from connect.runtime.kafka_clients import KafkaClients
+from connect.runtime.domain.info import ServerInfo
+from connect.runtime.kafka import KafkaClients
 
 log = logging.getLogger(__name__)
 

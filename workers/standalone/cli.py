@@ -57,7 +57,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     # Imported here so that other subcommands (`kconnect kafka ...`) do not load the runtime and FastAPI.
-    from connect.runtime.worker_config import LOG_FORMAT
+    from connect.runtime.config.worker_config import LOG_FORMAT
     from workers.common.logs import configure_logging, format_from_environment
     from workers.standalone.process import StandaloneWorker
 

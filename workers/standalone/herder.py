@@ -26,10 +26,10 @@ from collections.abc import Callable, Mapping
 from typing import TypeVar
 
 from connect.api.errors import AlreadyExistsError, ConnectError, NotFoundError
-from connect.runtime.connector_config import ConnectorSettings
-from connect.runtime.errors import RequestTimeoutError
-from connect.runtime.herder import ConnectorOverview
-from connect.runtime.info import (
+from connect.runtime.config.connector import ConnectorSettings
+from connect.runtime.config.worker_config import WorkerConfig
+from connect.runtime.domain.errors import RequestTimeoutError
+from connect.runtime.domain.info import (
     ConnectorInfo,
     ConnectorStateInfo,
     ConnectorType,
@@ -38,17 +38,17 @@ from connect.runtime.info import (
     TaskStateInfo,
     WorkerHealth,
 )
-from connect.runtime.kafka_clients import KafkaClients
-from connect.runtime.loggers import LoggerLevels
+from connect.runtime.domain.states import ConnectorTaskId, TargetState
+from connect.runtime.herder import ConnectorOverview
+from connect.runtime.kafka import KafkaClients
+from connect.runtime.logs.levels import LoggerLevels
 from connect.runtime.offsets import OffsetStore
 from connect.runtime.plugins import PluginRegistry
-from connect.runtime.states import ConnectorTaskId, TargetState
-from connect.runtime.status import MemoryStatusStore
+from connect.runtime.stores.memory_config_store import ConfigState
+from connect.runtime.stores.memory_status_store import MemoryStatusStore
 from connect.runtime.worker import Worker
-from connect.runtime.worker_config import WorkerConfig
 from workers.common.health import HEALTHY, STARTING, UNHEALTHY
 from workers.herding.base_herder import BaseHerder, ConnectorRecord
-from workers.standalone.config_state import ConfigState
 from workers.standalone.herder_thread import HerderThread
 
 log = logging.getLogger(__name__)

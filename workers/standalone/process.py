@@ -16,15 +16,16 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 
 from connect.api.errors import ConfigError, ConnectError
-from connect.runtime.info import RestartRequest
-from connect.runtime.kafka_clients import KafkaClients
-from connect.runtime.loggers import LoggerLevels
-from connect.runtime.offsets import FileOffsetStore, MemoryOffsetStore, OffsetStore
+from connect.runtime.config.worker_config import OFFSET_STORAGE_FILE, WorkerConfig
+from connect.runtime.domain.info import RestartRequest
+from connect.runtime.domain.states import State
+from connect.runtime.kafka import KafkaClients
+from connect.runtime.logs.levels import LoggerLevels
+from connect.runtime.offsets import OffsetStore
 from connect.runtime.plugins import PluginRegistry
-from connect.runtime.states import State
-from connect.runtime.status import MemoryStatusStore
+from connect.runtime.stores.local_offset_store import FileOffsetStore, MemoryOffsetStore
+from connect.runtime.stores.memory_status_store import MemoryStatusStore
 from connect.runtime.worker import Worker
-from connect.runtime.worker_config import OFFSET_STORAGE_FILE, WorkerConfig
 from rest.app import create_app
 from rest.server import RestServer
 from rest.ui import single_worker

@@ -1,11 +1,9 @@
 """Every metric kconnect serves, by Kafka's group and attribute names, with what it means (Kafka's
 `ConnectMetricsRegistry` describes the same attributes). `/metrics` takes its HELP lines from here, and
-the metric list in docs/monitoring.md is generated from it (`python -m connect.runtime.metrics.catalog`),
+the metric list in docs/monitoring.md is generated from it (`python -m connect.runtime.metrics.catalog_docs`),
 so neither drifts from the code; a test checks that a real worker serves nothing this does not list."""
 
 from __future__ import annotations
-
-import sys
 
 _TASK = ("connector", "task")
 
@@ -189,36 +187,3 @@ def description(group: str, tags: tuple[str, ...], attribute: str) -> str | None
     key = f"{group},connector" if group == "connect-worker-metrics" and "connector" in tags else group
     entry = GROUPS.get(key)
     return None if entry is None else entry[1].get(attribute)
-
-
-def markdown() -> str:
-    """The metric list of docs/monitoring.md: Prometheus name, labels, type and meaning."""
-    from connect.runtime.metrics.prometheus import metric_name
-
-    lines = ["| Prometheus name | labels | type | Kafka attribute | meaning |", "|---|---|---|---|---|"]
-    for key, (tags, attributes) in GROUPS.items():
-        group = key.split(",")[0]
-        for attribute, meaning in attributes.items():
-            name, kind, labels = metric_name("connect", group, tags, attribute, "" if _is_text(attribute) else 0)
-            lines.append(f"| `{name}` | {', '.join(labels)} | {kind} | `{group}` `{attribute}` | {meaning} |")
-    for group, attributes in CLIENT_GROUPS.items():
-        domain = group.removesuffix("-metrics")
-        for attribute, meaning in attributes.items():
-            name, kind, labels = metric_name(domain, group, ("client-id",), attribute, 0)
-            lines.append(f"| `{name}` | {', '.join(labels)} | {kind} | `{group}` `{attribute}` | {meaning} |")
-    return "\n".join(lines) + "\n"
-
-
-def _is_text(attribute: str) -> bool:
-    return attribute in {
-        "status",
-        "connector-type",
-        "connector-class",
-        "connector-version",
-        "connect-protocol",
-        "leader-name",
-    }
-
-
-if __name__ == "__main__":
-    sys.stdout.write(markdown())

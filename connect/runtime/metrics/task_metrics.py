@@ -14,10 +14,10 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Protocol
 
-from connect.runtime.error_handling import ErrorCounters
+from connect.runtime.domain.states import ConnectorTaskId
+from connect.runtime.metrics.error_counters import ErrorCounters
 from connect.runtime.metrics.groups import MetricGroup, Value, task_tags
 from connect.runtime.metrics.windows import Clock, RateOfTotal, WindowedValues, Windows
-from connect.runtime.states import ConnectorTaskId
 
 
 class TaskMetrics:

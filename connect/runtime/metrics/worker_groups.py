@@ -8,9 +8,9 @@ from collections.abc import Mapping
 from typing import Protocol
 
 from connect.api.connector import Connector, SinkConnector
+from connect.runtime.domain.states import ConnectorTaskId
 from connect.runtime.metrics.groups import MetricGroup, Value
 from connect.runtime.metrics.worker_metrics import TASK_STATES, StartupCounts, WorkerStates
-from connect.runtime.states import ConnectorTaskId
 
 
 class HasConnector(Protocol):

@@ -12,10 +12,10 @@ import threading
 import time
 from dataclasses import dataclass, field
 
+from connect.runtime.domain.states import ConnectorTaskId
+from connect.runtime.domain.status import StatusListener
 from connect.runtime.metrics.groups import MetricGroup, Value, percentage, task_tags
 from connect.runtime.metrics.windows import Clock
-from connect.runtime.states import ConnectorTaskId
-from connect.runtime.status import StatusListener
 
 RUNNING = "running"
 PAUSED = "paused"

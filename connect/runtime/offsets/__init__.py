@@ -1,6 +1,6 @@
 """Source offsets: where source tasks have got to, stored the way Kafka Connect stores them.
 
-- `store`: the `OffsetStore` protocol (bytes keys and values) with memory and file implementations;
+- `store`: the `OffsetStore` protocol (bytes keys and values); the stores are `connect.runtime.stores`';
 - `codec`: the key/value encoding (`["<connector>", {partition}]` → offset JSON), shared with the herder's
   offsets API;
 - `reader`: the `OffsetReader` a connector's tasks and the connector itself read through;
@@ -9,12 +9,10 @@
 
 from connect.runtime.offsets.codec import decode_key, decode_offset, encode_key, encode_offset
 from connect.runtime.offsets.reader import OffsetStorageReader
-from connect.runtime.offsets.store import FileOffsetStore, MemoryOffsetStore, OffsetStore
+from connect.runtime.offsets.store import OffsetStore
 from connect.runtime.offsets.submitted import SubmittedBatch, SubmittedRecords
 
 __all__ = [
-    "FileOffsetStore",
-    "MemoryOffsetStore",
     "OffsetStorageReader",
     "OffsetStore",
     "SubmittedBatch",

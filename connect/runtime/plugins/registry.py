@@ -21,7 +21,7 @@ from connect.api.connector import UNDEFINED_VERSION, Connector, SinkConnector, S
 from connect.api.converter import Converter, HeaderConverter
 from connect.api.errors import ConfigError, NotFoundError
 from connect.api.transform import Predicate, Transformation
-from connect.runtime.info import ConnectorType, PluginType
+from connect.runtime.domain.info import ConnectorType, PluginType
 from connect.runtime.plugins.java_names import JAVA_CLASS_NAMES, java_short_names
 
 log = logging.getLogger(__name__)

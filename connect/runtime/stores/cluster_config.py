@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from connect.runtime.info import RestartRequest
-from connect.runtime.states import ConnectorTaskId, TargetState
+from connect.runtime.domain.info import RestartRequest
+from connect.runtime.domain.states import ConnectorTaskId, TargetState
 
 
 class ChangeKind(enum.Enum):

@@ -20,13 +20,13 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from connect.api.errors import RetriableError
-from connect.runtime.info import RestartRequest
-from connect.runtime.kafka_clients import KafkaClients
-from connect.runtime.kafka_log import KafkaLog
-from connect.runtime.states import ConnectorTaskId, TargetState
+from connect.runtime.domain.info import RestartRequest
+from connect.runtime.domain.states import ConnectorTaskId, TargetState
+from connect.runtime.kafka import KafkaClients
 from connect.runtime.stores import config_records as records
 from connect.runtime.stores.cluster_config import ClusterConfigState, ConfigChange
 from connect.runtime.stores.config_log_state import ConfigLogState
+from connect.runtime.stores.kafka_log import KafkaLog
 
 log = logging.getLogger(__name__)
 

@@ -23,7 +23,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from connect.runtime.states import ConnectorTaskId, TargetState
+from connect.runtime.domain.states import ConnectorTaskId, TargetState
 from connect.runtime.stores import config_records as records
 from connect.runtime.stores.cluster_config import ChangeKind, ClusterConfigState, ConfigChange, RestartRecord
 

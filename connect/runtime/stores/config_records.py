@@ -28,8 +28,8 @@ from typing import Any
 
 import orjson
 
-from connect.runtime.info import RestartRequest
-from connect.runtime.states import ConnectorTaskId, TargetState
+from connect.runtime.domain.info import RestartRequest
+from connect.runtime.domain.states import ConnectorTaskId, TargetState
 
 log = logging.getLogger(__name__)
 

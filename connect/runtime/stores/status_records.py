@@ -17,8 +17,8 @@ from typing import Any
 
 import orjson
 
-from connect.runtime.info import InstanceStatus
-from connect.runtime.states import ConnectorTaskId, State
+from connect.runtime.domain.info import InstanceStatus
+from connect.runtime.domain.states import ConnectorTaskId, State
 from connect.runtime.stores.config_records import parse_int, parse_object
 
 log = logging.getLogger(__name__)

@@ -10,8 +10,8 @@ policy is always compact. Pure; called once by the distributed worker at start.
 from __future__ import annotations
 
 from connect.api.errors import ConfigError
-from connect.runtime.kafka_log import InternalTopicSpec
-from connect.runtime.worker_config import WorkerConfig
+from connect.runtime.config.worker_config import WorkerConfig
+from connect.runtime.stores.kafka_log import InternalTopicSpec
 
 CONFIG_TOPIC = "config.storage.topic"
 OFFSET_TOPIC = "offset.storage.topic"

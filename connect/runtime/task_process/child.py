@@ -25,13 +25,13 @@ import threading
 import time
 from multiprocessing.connection import Connection
 
+from connect.runtime.logs.context import ConnectorContextFilter
 from connect.runtime.metrics.client_stats import CLIENT_STATISTICS
 from connect.runtime.task_process.channel import Channel
 from connect.runtime.task_process.child_task import HostedTask
 from connect.runtime.task_process.memory import release_free_memory
 from connect.runtime.task_process.relays import RelayedLogHandler
 from connect.runtime.task_process.start import HostStart, ProcessMetrics, TaskProcessStart
-from connect.runtime.worker_task import ConnectorContextFilter
 
 log = logging.getLogger(__name__)
 

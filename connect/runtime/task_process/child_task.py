@@ -19,15 +19,16 @@ import traceback
 from collections.abc import Callable
 
 from connect.api.connector import Connector
-from connect.runtime.kafka_clients import KafkaClients
+from connect.runtime.domain.states import TargetState
+from connect.runtime.kafka import KafkaClients
+from connect.runtime.logs.context import CURRENT_CONTEXT
 from connect.runtime.metrics.groups import MetricGroup
 from connect.runtime.plugins import PluginRegistry
-from connect.runtime.states import TargetState
-from connect.runtime.task_builders import TaskBuilders, WorkerResources
 from connect.runtime.task_process.channel import Channel, ChannelClosedError
 from connect.runtime.task_process.relays import RelayedOffsetStore, RelayedStatus, RelayedTransactionalOffsetStore
 from connect.runtime.task_process.start import TaskProcessStart
-from connect.runtime.worker_task import CURRENT_CONTEXT, WorkerTask
+from connect.runtime.tasks.builders import TaskBuilders, WorkerResources
+from connect.runtime.tasks.worker_task import WorkerTask
 
 log = logging.getLogger(__name__)
 

@@ -25,22 +25,36 @@ import multiprocessing
 import signal
 import threading
 from multiprocessing.process import BaseProcess
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, Protocol, cast
 
 from connect.api.errors import ConnectError
-from connect.runtime.kafka_clients.problems import ClientProblems
+from connect.runtime.kafka.problems import ClientProblems
 from connect.runtime.metrics.groups import MetricGroup
 from connect.runtime.offsets import OffsetStore
 from connect.runtime.task_process import child
 from connect.runtime.task_process.channel import Channel, ChannelClosedError
 from connect.runtime.task_process.fork_server import fork_server
 from connect.runtime.task_process.start import HostStart, ProcessMetrics, TaskProcessStart, current_log_levels
-from connect.runtime.transactions import TransactionalOffsetStore, supports_transactions
-
-if TYPE_CHECKING:
-    from connect.runtime.task_process.parent import ProcessWorkerTask
+from connect.runtime.tasks.transactions import TransactionalOffsetStore, supports_transactions
 
 log = logging.getLogger(__name__)
+
+
+class HostedTask(Protocol):
+    """What a host asks of the worker's side of a task it runs (`parent.ProcessWorkerTask` is one)."""
+
+    @property
+    def key(self) -> int:
+        """This run of the task, as its process knows it."""
+        ...
+
+    def on_status(self, call: str, args: tuple[Any, ...]) -> None: ...
+    def on_topic_used(self, topic: str) -> None: ...
+    def on_silenced(self, silent_for: float) -> None: ...
+    def check_ownership(self) -> None: ...
+    def on_ended(self) -> None: ...
+    def on_crashed(self, reason: str) -> None: ...
+
 
 # How soon a logger level set on the worker reaches its task processes.
 _LEVELS_INTERVAL_S = 1.0
@@ -52,7 +66,7 @@ class TaskHost:
     def __init__(self, pool: TaskHosts, number: int) -> None:
         self._pool = pool
         self.name = f"task-process-{number}"
-        self.tasks: dict[int, ProcessWorkerTask] = {}
+        self.tasks: dict[int, HostedTask] = {}
         """The tasks here that have not ended (nor been given up on)."""
         self.exiting = False
         self._process: BaseProcess | None = None
@@ -105,7 +119,7 @@ class TaskHost:
         )
         heartbeat.start()
 
-    def run(self, task: ProcessWorkerTask, start: TaskProcessStart) -> None:
+    def run(self, task: HostedTask, start: TaskProcessStart) -> None:
         self.tell("start", task.key, start)
 
     def tell(self, op: str, *args: Any) -> None:
@@ -153,7 +167,7 @@ class TaskHost:
             raise ConnectError("The task was stopped")
         task.check_ownership()
 
-    def _task_ended(self, task: ProcessWorkerTask) -> None:
+    def _task_ended(self, task: HostedTask) -> None:
         self._pool.task_ended(self, task)
         task.on_ended()
 
@@ -199,7 +213,7 @@ class TaskHosts:
         self._hosts: list[TaskHost] = []
         self._numbers = iter(range(1, 1 << 62))
 
-    def place(self, task: ProcessWorkerTask) -> TaskHost:
+    def place(self, task: HostedTask) -> TaskHost:
         """The process `task` is to run in, started if new; the task counts as there from now on."""
         with self._lock:
             if len(self._hosts) < self.max_processes:
@@ -211,7 +225,7 @@ class TaskHosts:
             host.tasks[task.key] = task
             return host
 
-    def task_ended(self, host: TaskHost, task: ProcessWorkerTask) -> None:
+    def task_ended(self, host: TaskHost, task: HostedTask) -> None:
         """`task` ended or was given up on; a process with no task left is told to exit."""
         with self._lock:
             host.tasks.pop(task.key, None)
@@ -222,7 +236,7 @@ class TaskHosts:
                 self._hosts.remove(host)
         host.tell("exit")
 
-    def host_ended(self, host: TaskHost) -> list[ProcessWorkerTask]:
+    def host_ended(self, host: TaskHost) -> list[HostedTask]:
         """The process of `host` has ended: the tasks it still had."""
         with self._lock:
             with contextlib.suppress(ValueError):

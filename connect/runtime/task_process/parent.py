@@ -19,8 +19,8 @@ from collections.abc import Callable
 from typing import Any
 
 from connect.api.errors import ConnectError
-from connect.runtime.states import ConnectorTaskId, TargetState
-from connect.runtime.status import StatusListener
+from connect.runtime.domain.states import ConnectorTaskId, TargetState
+from connect.runtime.domain.status import StatusListener
 from connect.runtime.task_process.hosts import TaskHost, TaskHosts
 from connect.runtime.task_process.start import TaskProcessStart
 

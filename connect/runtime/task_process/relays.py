@@ -12,10 +12,10 @@ import logging
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from connect.runtime.states import ConnectorTaskId
+from connect.runtime.domain.states import ConnectorTaskId
+from connect.runtime.logs.context import CURRENT_CONTEXT
 from connect.runtime.stores import OffsetRecord
 from connect.runtime.task_process.channel import Channel
-from connect.runtime.worker_task import CURRENT_CONTEXT
 
 # The offset store's own waits happen in the worker; the call waits a little longer than the flush.
 _CALL_MARGIN_S = 5.0

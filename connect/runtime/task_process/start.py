@@ -6,9 +6,9 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
+from connect.runtime.config.worker_config import WorkerConfig
+from connect.runtime.domain.states import ConnectorTaskId, TargetState
 from connect.runtime.metrics.groups import MetricGroup
-from connect.runtime.states import ConnectorTaskId, TargetState
-from connect.runtime.worker_config import WorkerConfig
 
 
 @dataclass(frozen=True)

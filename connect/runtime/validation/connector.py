@@ -25,7 +25,7 @@ from connect.api.connector import (
 from connect.api.converter import Converter, HeaderConverter
 from connect.api.errors import NotFoundError
 from connect.api.transform import Predicate, Transformation
-from connect.runtime.connector_config import (
+from connect.runtime.config.connector import (
     CONNECTOR_CLASS_CONFIG,
     EXACTLY_ONCE_SUPPORT_CONFIG,
     NAME_CONFIG,
@@ -38,8 +38,8 @@ from connect.runtime.connector_config import (
     topic_creation_config_def,
     validate_sink_topics,
 )
-from connect.runtime.errors import BadRequestError
-from connect.runtime.info import ConfigInfos, ConfigKeyInfo, ConnectorType, PluginType
+from connect.runtime.domain.errors import BadRequestError
+from connect.runtime.domain.info import ConfigInfos, ConfigKeyInfo, ConnectorType, PluginType
 from connect.runtime.plugins import PluginRegistry
 from connect.runtime.validation.enrich import enriched_config_def
 from connect.runtime.validation.infos import config_key_info, generate_result, merge_infos

@@ -27,7 +27,7 @@ from connect.api.config import (
     parse_value,
 )
 from connect.api.errors import ConfigError, ConnectError
-from connect.runtime.connector_config import (
+from connect.runtime.config.connector import (
     HEADER_CONVERTER_CLASS_CONFIG,
     KEY_CONVERTER_CLASS_CONFIG,
     PREDICATES_CONFIG,
@@ -36,7 +36,7 @@ from connect.runtime.connector_config import (
     TRANSFORMS_GROUP,
     VALUE_CONVERTER_CLASS_CONFIG,
 )
-from connect.runtime.info import PluginType
+from connect.runtime.domain.info import PluginType
 from connect.runtime.plugins import PluginRegistry
 
 PREDICATE_CONFIG = "predicate"

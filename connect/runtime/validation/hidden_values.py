@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import replace
 
-from connect.runtime.config_providers import SecretRedactor
-from connect.runtime.info import ConfigInfo, ConfigInfos
+from connect.runtime.config.providers import SecretRedactor
+from connect.runtime.domain.info import ConfigInfo, ConfigInfos
 
 
 def with_raw_values(

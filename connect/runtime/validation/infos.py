@@ -12,7 +12,7 @@ from typing import Any
 
 from connect.api.config import ConfigKey, ConfigType, ConfigValue, format_value, parse_value
 from connect.api.errors import ConfigError
-from connect.runtime.info import ConfigInfo, ConfigInfos, ConfigKeyInfo, ConfigValueInfo
+from connect.runtime.domain.info import ConfigInfo, ConfigInfos, ConfigKeyInfo, ConfigValueInfo
 
 _SEE_ALSO = (
     "You can also find the above list of errors at the endpoint `/connector-plugins/{connectorType}/config/validate`"

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from connect.api.config import ConfigDef, ConfigValue, Password
-from connect.runtime.connector_config import (
+from connect.runtime.config.connector import (
     ADMIN_OVERRIDES_PREFIX,
     CONSUMER_OVERRIDES_PREFIX,
     DLQ_TOPIC_NAME_CONFIG,
@@ -26,8 +26,8 @@ from connect.runtime.connector_config import (
     TOPIC_CREATION_PREFIX,
     VALUE_CONVERTER_CLASS_CONFIG,
 )
-from connect.runtime.info import ConfigInfos, ConnectorType
-from connect.runtime.kafka_client_config import PRINCIPAL_OVERRIDES
+from connect.runtime.domain.info import ConfigInfos, ConnectorType
+from connect.runtime.kafka.client_config import PRINCIPAL_OVERRIDES
 from connect.runtime.plugins import PluginRegistry
 from connect.runtime.validation.infos import merge_infos, prefixed_infos
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from connect.api.errors import ConfigError
-from connect.runtime.java_properties import read_properties
+from connect.runtime.config.java_properties import read_properties
 
 _UNKNOWN_USER = hashlib.sha256(b"no such user").digest()
 

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from bench.broker import MEMORY_LOG_PREFIX, STALE_UNSTARTED_S, sweep_stale_memory_logs
-from workers.kafka_local.cluster import STATE_FILE, LocalKafka
+from local_kafka.cluster import STATE_FILE, LocalKafka
 
 
 def _recorded_cluster(place: Path) -> None:

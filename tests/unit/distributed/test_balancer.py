@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from connect.runtime.states import ConnectorTaskId
+from connect.runtime.domain.states import ConnectorTaskId
 from workers.distributed.balancer import decide
 from workers.distributed.placement import connector_unit, is_balanced, place
 

@@ -7,7 +7,7 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from connect.runtime.loggers import LoggerLevels
+from connect.runtime.logs.levels import LoggerLevels
 from connect.runtime.stores import ClusterConfigState, ConfigChange, ConfigLogState
 from connect.runtime.stores import config_records as records
 from tests.support.rest_harness import isolated_root_logger

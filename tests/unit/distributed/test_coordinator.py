@@ -12,12 +12,13 @@ from typing import Any
 import pytest
 
 from connect.api.errors import ConnectError
-from connect.runtime.info import InstanceStatus, RestartRequest
+from connect.runtime.domain.info import InstanceStatus, RestartRequest
+from connect.runtime.domain.states import ConnectorTaskId, State, TargetState
+from connect.runtime.domain.status import StatusListener
 from connect.runtime.plugins import PluginRegistry
-from connect.runtime.states import ConnectorTaskId, State, TargetState
-from connect.runtime.status import MemoryStatusStore, StatusListener
 from connect.runtime.stores import ClusterConfigState, ConfigChange, ConfigLogState, StatusEntry, StoredStatuses
 from connect.runtime.stores import config_records as records
+from connect.runtime.stores.memory_status_store import MemoryStatusStore
 from connectors.datagen.connector import DatagenConnector
 from workers.distributed.coordinator import Coordinator, Identity, Timing
 from workers.distributed.generations import Generations

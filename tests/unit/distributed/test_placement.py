@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from connect.runtime.states import ConnectorTaskId
+from connect.runtime.domain.states import ConnectorTaskId
 from workers.distributed.placement import (
     connector_unit,
     is_balanced,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from connect.runtime.states import ConnectorTaskId
+from connect.runtime.domain.states import ConnectorTaskId
 from workers.distributed.placement import connector_unit
 from workers.distributed.slot_log import (
     APPLIED_KEY_PREFIX,

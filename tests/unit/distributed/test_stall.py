@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from connect.api.records import TopicPartition
-from connect.runtime.kafka_clients import RebalanceListener
+from connect.runtime.kafka import RebalanceListener
 from workers.distributed.stall import GuardedSinkConsumer, StallGuard, stall_threshold
 
 

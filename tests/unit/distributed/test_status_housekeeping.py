@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from connect.runtime.info import InstanceStatus
-from connect.runtime.states import ConnectorTaskId, State, tasks_by_connector
+from connect.runtime.domain.info import InstanceStatus
+from connect.runtime.domain.states import ConnectorTaskId, State, tasks_by_connector
 from connect.runtime.stores import ClusterConfigState, ConfigLogState, StatusEntry, StoredStatuses, TopicStatus
 from connect.runtime.stores import config_records as records
 from workers.distributed.current_statuses import CurrentStatuses

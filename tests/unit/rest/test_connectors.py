@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from connect.runtime.info import ConnectorStateInfo
-from connect.runtime.states import TargetState
+from connect.runtime.domain.info import ConnectorStateInfo
+from connect.runtime.domain.states import TargetState
 from tests.support.rest_harness import RestHarness, file_source_config, rest_harness
 
 

@@ -8,8 +8,8 @@ import logging
 import pytest
 
 from connect.api.errors import AlreadyExistsError, ConfigError, ConnectError, NotFoundError
-from connect.runtime.errors import BadRequestError, ConflictError, ForbiddenError, RequestTimeoutError
-from connect.runtime.info import WorkerHealth
+from connect.runtime.domain.errors import BadRequestError, ConflictError, ForbiddenError, RequestTimeoutError
+from connect.runtime.domain.info import WorkerHealth
 from tests.support.rest_harness import RestHarness, file_source_config, rest_harness
 
 

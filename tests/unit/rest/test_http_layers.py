@@ -13,8 +13,8 @@ import httpx
 import pytest
 
 from connect.api.errors import ConfigError
-from connect.runtime.loggers import LoggerLevels
-from connect.runtime.worker_config import WorkerConfig
+from connect.runtime.config.worker_config import WorkerConfig
+from connect.runtime.logs.levels import LoggerLevels
 from rest.app import create_app
 from rest.http_stack import http_stack
 from rest.response_headers import parse_header_rules

@@ -6,8 +6,8 @@ import threading
 
 import pytest
 
-from connect.runtime.info import ConnectorStateInfo, RestartRequest, TaskStateInfo
-from connect.runtime.states import ConnectorTaskId
+from connect.runtime.domain.info import ConnectorStateInfo, RestartRequest, TaskStateInfo
+from connect.runtime.domain.states import ConnectorTaskId
 from tests.support.fake_herder import FakeHerder
 from tests.support.rest_harness import RestHarness, file_source_config, rest_harness
 

@@ -7,7 +7,7 @@ import logging
 import pytest
 
 from connect.api.errors import NotFoundError
-from connect.runtime.loggers import LoggerLevels, level_name, parse_level
+from connect.runtime.logs.levels import LoggerLevels, level_name, parse_level
 from tests.support.fake_herder import FakeHerder
 from tests.support.rest_harness import RestHarness, isolated_root_logger, rest_harness
 

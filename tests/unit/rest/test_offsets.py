@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from connect.runtime.info import ConnectorOffset
+from connect.runtime.domain.info import ConnectorOffset
 from tests.support.fake_herder import FakeHerder
 from tests.support.rest_harness import RestHarness, file_source_config, rest_harness
 

@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from connect.api.errors import ConfigError
-from connect.runtime.loggers import LoggerLevels
+from connect.runtime.logs.levels import LoggerLevels
 from rest.app import create_app
 from rest.server import Listener, RestServer, parse_listeners
 from tests.support.fake_herder import FakeHerder

@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 from pydantic import TypeAdapter
 
-from connect.runtime import info as domain
-from connect.runtime.states import ConnectorTaskId, State
+from connect.runtime.domain import info as domain
+from connect.runtime.domain.states import ConnectorTaskId, State
 from rest import schemas, wire
 
 # Text JSON encoders are known to differ on: non-ASCII, control characters, quotes and backslashes.

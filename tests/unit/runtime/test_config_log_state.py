@@ -7,8 +7,8 @@ from typing import Any
 import orjson
 import pytest
 
-from connect.runtime.info import RestartRequest
-from connect.runtime.states import ConnectorTaskId, TargetState
+from connect.runtime.domain.info import RestartRequest
+from connect.runtime.domain.states import ConnectorTaskId, TargetState
 from connect.runtime.stores import ChangeKind, ConfigLogState
 from connect.runtime.stores import config_records as records
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from connect.api.errors import ConfigError
-from connect.runtime.config_providers import (
+from connect.runtime.config.providers import (
     HIDDEN,
     ConfigProviders,
     ConfigTransformer,
@@ -20,8 +20,8 @@ from connect.runtime.config_providers import (
     RedactingFilter,
     SecretRedactor,
 )
-from connect.runtime.config_providers.reload import ConfigReloads
-from connect.runtime.worker_config import WorkerConfig
+from connect.runtime.config.providers.reload import ConfigReloads
+from connect.runtime.config.worker_config import WorkerConfig
 from tests.support.waiting import wait_until
 
 KAFKA_PACKAGE = "org.apache.kafka.common.config.provider."

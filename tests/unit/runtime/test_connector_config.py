@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from connect.api import ConfigError, ConfigType, ConfigValue, Importance
-from connect.runtime.connector_config import (
+from connect.runtime.config.connector import (
     ConnectorSettings,
     ErrorTolerance,
     ExactlyOnceSupportLevel,
@@ -16,7 +16,7 @@ from connect.runtime.connector_config import (
     source_connector_config_def,
     validate_sink_topics,
 )
-from connect.runtime.info import ConnectorType
+from connect.runtime.domain.info import ConnectorType
 
 COMMON_KEYS = [
     "name",

@@ -12,13 +12,13 @@ import pytest
 
 from connect.api import RecordMetadata, SourceRecord, SourceRecordBatch, SourceTask
 from connect.api.data import STRING_SCHEMA
-from connect.runtime.connector_config import ErrorHandlingSettings, ErrorTolerance
-from connect.runtime.connector_config.keys import TransactionBoundary
+from connect.runtime.config.connector import ErrorHandlingSettings, ErrorTolerance
+from connect.runtime.config.connector.keys import TransactionBoundary
+from connect.runtime.domain.states import ConnectorTaskId, State, TargetState
 from connect.runtime.offsets import OffsetStorageReader, decode_key, decode_offset
-from connect.runtime.states import ConnectorTaskId, State, TargetState
-from connect.runtime.status import MemoryStatusStore
-from connect.runtime.worker_eos_source_task import WorkerEosSourceTask
-from connect.runtime.worker_source_task import WorkerSourceTask
+from connect.runtime.stores.memory_status_store import MemoryStatusStore
+from connect.runtime.tasks.worker_eos_source_task import WorkerEosSourceTask
+from connect.runtime.tasks.worker_source_task import WorkerSourceTask
 from tests.support.pipelines import record_pipeline
 from tests.support.source_fakes import PickyConverter
 from tests.support.transaction_fakes import (

@@ -15,23 +15,24 @@ from connect.api import ConfigDef, SourceConnector, SourceRecord, SourceTask
 from connect.api.connector import ConnectorTransactionBoundaries, ExactlyOnceSupport
 from connect.api.errors import IllegalWorkerStateError
 from connect.converters import SimpleHeaderConverter, StringConverter
-from connect.runtime.kafka_clients import (
+from connect.runtime.config.worker_config import WorkerConfig
+from connect.runtime.domain.states import ConnectorTaskId, State, TargetState
+from connect.runtime.kafka import (
     KafkaClients,
     KafkaTransactionalProducer,
     ProducerFencedError,
     TransactionalProducer,
     producer_fenced,
 )
-from connect.runtime.offsets import MemoryOffsetStore, OffsetStore
+from connect.runtime.offsets import OffsetStore
 from connect.runtime.plugins import PluginRegistry
-from connect.runtime.states import ConnectorTaskId, State, TargetState
-from connect.runtime.status import MemoryStatusStore
-from connect.runtime.task_contexts import TransactionRequest, WorkerTransactionContext
-from connect.runtime.transactions import fencing_required, transactional_id, transactional_ids
+from connect.runtime.stores.local_offset_store import MemoryOffsetStore
+from connect.runtime.stores.memory_status_store import MemoryStatusStore
+from connect.runtime.tasks.contexts import TransactionRequest, WorkerTransactionContext
+from connect.runtime.tasks.transactions import fencing_required, transactional_id, transactional_ids
+from connect.runtime.tasks.worker_eos_source_task import WorkerEosSourceTask
+from connect.runtime.tasks.worker_source_task import WorkerSourceTask
 from connect.runtime.worker import Worker
-from connect.runtime.worker_config import WorkerConfig
-from connect.runtime.worker_eos_source_task import WorkerEosSourceTask
-from connect.runtime.worker_source_task import WorkerSourceTask
 from tests.support.transaction_fakes import FakeTransactionalProducer, FakeTransactionLog
 from tests.support.waiting import wait_until
 from tests.support.worker_fakes import FakeClients

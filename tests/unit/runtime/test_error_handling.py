@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 
 from connect.api.errors import DataError, RetriableError
-from connect.runtime.connector_config import ErrorHandlingSettings, ErrorTolerance
-from connect.runtime.error_handling import (
+from connect.runtime.config.connector import ErrorHandlingSettings, ErrorTolerance
+from connect.runtime.domain.states import ConnectorTaskId
+from connect.runtime.pipeline.error_handling import (
     SKIP,
     DeadLetterQueueReporter,
     ErrorHandler,
@@ -19,7 +20,6 @@ from connect.runtime.error_handling import (
     Stage,
     ToleranceExceededError,
 )
-from connect.runtime.states import ConnectorTaskId
 from tests.support.worker_fakes import FakeMessage, FakeProducer
 
 TASK = ConnectorTaskId("conn", 3)
@@ -91,7 +91,7 @@ def test_tolerance_all_skips_and_logs_with_the_record_when_asked(caplog: pytest.
     def bad() -> None:
         raise DataError("Converting byte[] to Kafka Connect data failed")
 
-    with caplog.at_level(logging.ERROR, logger="connect.runtime.error_handling"):
+    with caplog.at_level(logging.ERROR, logger="connect.runtime.pipeline.error_handling"):
         assert errors.execute(Stage.VALUE_CONVERTER, DataError, bad, consumed=message) is SKIP
     assert errors.counters.total_records_skipped == 1
     assert errors.counters.total_errors_logged == 1
@@ -103,7 +103,7 @@ def test_tolerance_all_skips_and_logs_with_the_record_when_asked(caplog: pytest.
 
 def test_tolerance_all_without_error_log_is_silent(caplog: pytest.LogCaptureFixture) -> None:
     errors = handler(tolerance=ErrorTolerance.ALL)
-    with caplog.at_level(logging.DEBUG, logger="connect.runtime.error_handling"):
+    with caplog.at_level(logging.DEBUG, logger="connect.runtime.pipeline.error_handling"):
         errors.failed(Stage.TRANSFORMATION, None, ValueError("x"))
     assert caplog.records == []
 

@@ -6,8 +6,8 @@ import logging
 
 import pytest
 
-from connect.runtime.inert_worker_keys import INERT_KEYS
-from connect.runtime.worker_config import WorkerConfig
+from connect.runtime.config.inert_worker_keys import INERT_KEYS
+from connect.runtime.config.worker_config import WorkerConfig
 
 CONVERTERS = {
     "key.converter": "org.apache.kafka.connect.storage.StringConverter",
@@ -36,6 +36,6 @@ def test_no_warning_when_none_is_given(caplog: pytest.LogCaptureFixture) -> None
 
 
 def test_every_inert_key_is_a_defined_worker_key() -> None:
-    from connect.runtime.worker_config import worker_config_def
+    from connect.runtime.config.worker_config import worker_config_def
 
     assert set(INERT_KEYS) <= set(worker_config_def().keys)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from confluent_kafka import Producer
 
-from connect.runtime.kafka_client_config import to_librdkafka
+from connect.runtime.kafka.client_config import to_librdkafka
 
 SCRAM = 'org.apache.kafka.common.security.scram.ScramLoginModule required username="connect" password="s3c;r=t";'
 OIDC = (

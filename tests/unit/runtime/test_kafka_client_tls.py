@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from connect.api.errors import ConfigError
-from connect.runtime.kafka_client_config import to_librdkafka
+from connect.runtime.kafka.client_config import to_librdkafka
 from tests.support.certificates import KEY_PASSWORD, STORE_PASSWORD, TlsFiles, make_jks, make_tls_files
 
 

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from connect.runtime.kafka_clients.null_key_partitions import (
+from connect.runtime.kafka.null_key_partitions import (
     FIRST_WAIT_S,
     REFRESH_S,
     RETRY_S,

@@ -21,7 +21,7 @@ from connect.api import (
     Task,
 )
 from connect.converters import JsonConverter, SimpleHeaderConverter, StringConverter
-from connect.runtime.info import ConnectorType, PluginType
+from connect.runtime.domain.info import ConnectorType, PluginType
 from connect.runtime.plugins import JAVA_CLASS_NAMES, PluginRegistry
 from connect.transforms import InsertFieldValue, TopicNameMatches
 

@@ -9,9 +9,9 @@ from connect.api import RecordListBatch, SinkRecordBatch, TopicPartition
 from connect.api.converter import Converter
 from connect.api.data import INT32_SCHEMA, OPTIONAL_BYTES_SCHEMA, OPTIONAL_STRING_SCHEMA, STRING_SCHEMA
 from connect.converters import ByteArrayConverter, JsonConverter
-from connect.runtime.connector_config import ErrorHandlingSettings, ErrorTolerance
-from connect.runtime.record_pipeline import RecordPipeline
-from connect.runtime.states import ConnectorTaskId
+from connect.runtime.config.connector import ErrorHandlingSettings, ErrorTolerance
+from connect.runtime.domain.states import ConnectorTaskId
+from connect.runtime.pipeline.record_pipeline import RecordPipeline
 from tests.support.pipelines import record_pipeline
 from tests.support.worker_fakes import FakeMessage
 

@@ -13,23 +13,24 @@ import pytest
 
 from connect.api import ConfigDef, ConfigError, ConnectError, RetriableError, SourceConnector, SourceRecord, SourceTask
 from connect.converters import JsonConverter, SimpleHeaderConverter, StringConverter
-from connect.runtime.connector_config import (
+from connect.runtime.config.connector import (
     TopicCreationRules,
     topic_creation_rules,
     uses_topic_creation,
 )
-from connect.runtime.connector_config.keys import TransactionBoundary
-from connect.runtime.kafka_clients import TopicSpec
-from connect.runtime.offsets import MemoryOffsetStore, OffsetStorageReader
+from connect.runtime.config.connector.keys import TransactionBoundary
+from connect.runtime.config.worker_config import WorkerConfig
+from connect.runtime.domain.states import ConnectorTaskId, State, TargetState
+from connect.runtime.kafka import TopicSpec
+from connect.runtime.offsets import OffsetStorageReader
 from connect.runtime.plugins import PluginRegistry
-from connect.runtime.states import ConnectorTaskId, State, TargetState
-from connect.runtime.status import MemoryStatusStore
-from connect.runtime.topic_creation import TopicCreation
+from connect.runtime.stores.local_offset_store import MemoryOffsetStore
+from connect.runtime.stores.memory_status_store import MemoryStatusStore
+from connect.runtime.tasks.topic_creation import TopicCreation
+from connect.runtime.tasks.worker_eos_source_task import WorkerEosSourceTask
+from connect.runtime.tasks.worker_source_task import WorkerSourceTask
 from connect.runtime.validation import invalid_config_message, validate_connector_config
 from connect.runtime.worker import Worker
-from connect.runtime.worker_config import WorkerConfig
-from connect.runtime.worker_eos_source_task import WorkerEosSourceTask
-from connect.runtime.worker_source_task import WorkerSourceTask
 from tests.support.pipelines import record_pipeline
 from tests.support.transaction_fakes import OFFSETS_TOPIC, FakeTransactionalProducer, FakeTransactionLog
 from tests.support.waiting import wait_until

@@ -37,9 +37,9 @@ from connect.api import (
 )
 from connect.api.data import Schema
 from connect.api.records import Headers
-from connect.runtime.connector_config import source_connector_config_def
-from connect.runtime.errors import BadRequestError
-from connect.runtime.info import ConfigInfos, ConfigKeyInfo
+from connect.runtime.config.connector import source_connector_config_def
+from connect.runtime.domain.errors import BadRequestError
+from connect.runtime.domain.info import ConfigInfos, ConfigKeyInfo
 from connect.runtime.plugins import PluginRegistry
 from connect.runtime.validation import (
     config_key_info,

@@ -22,14 +22,14 @@ from connect.api import (
 )
 from connect.api.errors import NotFoundError
 from connect.converters import JsonConverter, SimpleHeaderConverter, StringConverter
-from connect.runtime.info import ConnectorType
-from connect.runtime.offsets import MemoryOffsetStore
+from connect.runtime.config.worker_config import WorkerConfig
+from connect.runtime.domain.info import ConnectorType
+from connect.runtime.domain.states import ConnectorTaskId, State, TargetState
 from connect.runtime.plugins import PluginRegistry
-from connect.runtime.states import ConnectorTaskId, State, TargetState
-from connect.runtime.status import MemoryStatusStore
+from connect.runtime.stores.local_offset_store import MemoryOffsetStore
+from connect.runtime.stores.memory_status_store import MemoryStatusStore
 from connect.runtime.task_process import ProcessWorkerTask
 from connect.runtime.worker import TooManyTasksError, Worker
-from connect.runtime.worker_config import WorkerConfig
 from connect.transforms.filter import Filter
 from tests.support.waiting import wait_until
 from tests.support.worker_fakes import FakeClients

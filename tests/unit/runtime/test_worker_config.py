@@ -8,7 +8,7 @@ import os
 import pytest
 
 from connect.api.errors import ConfigError
-from connect.runtime.worker_config import WorkerConfig
+from connect.runtime.config.worker_config import WorkerConfig
 from workers.distributed.distributed_config import distributed_config_def
 
 BASE = {"key.converter": "StringConverter", "value.converter": "JsonConverter"}

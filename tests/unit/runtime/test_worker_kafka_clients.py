@@ -14,10 +14,10 @@ from confluent_kafka import KafkaError, KafkaException
 
 from connect.api.errors import ConfigError, ConnectError, RetriableError
 from connect.api.records import TopicPartition
-from connect.runtime.kafka_client_config import override_violations, sink_group_id, to_librdkafka
-from connect.runtime.kafka_clients import KafkaAdmin, KafkaClients, TopicSpec, offset_lookup
-from connect.runtime.states import ConnectorTaskId
-from connect.runtime.worker_config import WorkerConfig
+from connect.runtime.config.worker_config import WorkerConfig
+from connect.runtime.domain.states import ConnectorTaskId
+from connect.runtime.kafka import KafkaAdmin, KafkaClients, TopicSpec, offset_lookup
+from connect.runtime.kafka.client_config import override_violations, sink_group_id, to_librdkafka
 
 TASK = ConnectorTaskId("orders", 2)
 

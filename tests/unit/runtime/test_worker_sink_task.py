@@ -15,13 +15,13 @@ from connect.api.data import INT64_SCHEMA, OPTIONAL_BYTES_SCHEMA, OPTIONAL_STRIN
 from connect.api.records import Headers
 from connect.converters import ByteArrayConverter, StringConverter
 from connect.converters.schema_registry.avro import AvroConverter
-from connect.runtime.connector_config import ErrorHandlingSettings, ErrorTolerance
-from connect.runtime.error_handling import DeadLetterQueueReporter, LogReporter
-from connect.runtime.kafka_clients import KafkaMessage
-from connect.runtime.record_transformer import RecordTransformer
-from connect.runtime.states import ConnectorTaskId, State, TargetState
-from connect.runtime.status import MemoryStatusStore
-from connect.runtime.worker_sink_task import POLL_TIMEOUT_S, WorkerSinkTask
+from connect.runtime.config.connector import ErrorHandlingSettings, ErrorTolerance
+from connect.runtime.domain.states import ConnectorTaskId, State, TargetState
+from connect.runtime.kafka import KafkaMessage
+from connect.runtime.pipeline.error_handling import DeadLetterQueueReporter, LogReporter
+from connect.runtime.pipeline.record_transformer import RecordTransformer
+from connect.runtime.stores.memory_status_store import MemoryStatusStore
+from connect.runtime.tasks.worker_sink_task import POLL_TIMEOUT_S, WorkerSinkTask
 from tests.support.pipelines import record_pipeline
 from tests.support.waiting import wait_until
 from tests.support.worker_fakes import FakeConsumer, FakeProducer

@@ -7,11 +7,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from connect.api import Header, RecordMetadata, RetriableError, SourceRecord
-from connect.runtime.connector_config import ErrorHandlingSettings, ErrorTolerance
-from connect.runtime.offsets import MemoryOffsetStore, OffsetStorageReader
-from connect.runtime.states import ConnectorTaskId, State, TargetState
-from connect.runtime.status import MemoryStatusStore
-from connect.runtime.worker_source_task import WorkerSourceTask
+from connect.runtime.config.connector import ErrorHandlingSettings, ErrorTolerance
+from connect.runtime.domain.states import ConnectorTaskId, State, TargetState
+from connect.runtime.offsets import OffsetStorageReader
+from connect.runtime.stores.local_offset_store import MemoryOffsetStore
+from connect.runtime.stores.memory_status_store import MemoryStatusStore
+from connect.runtime.tasks.worker_source_task import WorkerSourceTask
 from tests.support.pipelines import record_pipeline
 from tests.support.source_fakes import DropTransformer, PickyConverter, ScriptedSourceTask
 from tests.support.waiting import wait_until

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from connect.runtime.info import InstanceStatus
-from connect.runtime.states import ConnectorTaskId, State
-from connect.runtime.status import MemoryStatusStore
+from connect.runtime.domain.info import InstanceStatus
+from connect.runtime.domain.states import ConnectorTaskId, State
+from connect.runtime.stores.memory_status_store import MemoryStatusStore
 
 T0 = ConnectorTaskId("c", 0)
 T1 = ConnectorTaskId("c", 1)

@@ -13,12 +13,12 @@ from connect.api.config import ConfigDef, ConfigType, Importance
 from connect.api.connector import SourceConnector
 from connect.api.records import SourceRecord
 from connect.api.task import SourceTask
-from connect.runtime.loggers import LoggerLevels
-from connect.runtime.offsets import MemoryOffsetStore
+from connect.runtime.config.worker_config import WorkerConfig
+from connect.runtime.logs.levels import LoggerLevels
 from connect.runtime.plugins import PluginRegistry
-from connect.runtime.status import MemoryStatusStore
+from connect.runtime.stores.local_offset_store import MemoryOffsetStore
+from connect.runtime.stores.memory_status_store import MemoryStatusStore
 from connect.runtime.worker import Worker
-from connect.runtime.worker_config import WorkerConfig
 from rest.app import create_app
 from tests.support.asgi_client import AsgiClient
 from tests.support.rest_harness import isolated_root_logger

@@ -14,15 +14,15 @@ from connect.api.context import OffsetsToAlter
 from connect.api.errors import AlreadyExistsError, ConfigError, ConnectError, NotFoundError
 from connect.api.records import SourceRecord
 from connect.api.task import SourceTask
-from connect.runtime.errors import BadRequestError, ForbiddenError, RequestTimeoutError
-from connect.runtime.info import ConnectorOffset, ConnectorType, PluginType, RestartRequest
-from connect.runtime.loggers import LoggerLevels
-from connect.runtime.offsets import MemoryOffsetStore
+from connect.runtime.config.worker_config import WorkerConfig
+from connect.runtime.domain.errors import BadRequestError, ForbiddenError, RequestTimeoutError
+from connect.runtime.domain.info import ConnectorOffset, ConnectorType, PluginType, RestartRequest
+from connect.runtime.domain.states import ConnectorTaskId, State, TargetState
+from connect.runtime.logs.levels import LoggerLevels
 from connect.runtime.plugins import PluginRegistry
-from connect.runtime.states import ConnectorTaskId, State, TargetState
-from connect.runtime.status import MemoryStatusStore
+from connect.runtime.stores.local_offset_store import MemoryOffsetStore
+from connect.runtime.stores.memory_status_store import MemoryStatusStore
 from connect.runtime.worker import Worker
-from connect.runtime.worker_config import WorkerConfig
 from tests.support.rest_harness import isolated_root_logger
 from tests.support.waiting import wait_until
 from tests.support.worker_fakes import FakeClients

@@ -11,13 +11,13 @@ import httpx
 import pytest
 
 from connect.api.records import TopicPartition
-from connect.runtime.errors import BadRequestError
-from connect.runtime.info import ConnectorOffset
-from connect.runtime.states import ConnectorTaskId, TargetState
+from connect.runtime.domain.errors import BadRequestError
+from connect.runtime.domain.info import ConnectorOffset
+from connect.runtime.domain.states import ConnectorTaskId, TargetState
+from connect.runtime.stores.memory_config_store import ConfigState
 from workers.common.deferred_app import DeferredApp
 from workers.herding.offset_admin import parse_sink_offsets, success_message
 from workers.herding.server_info import git_head
-from workers.standalone.config_state import ConfigState
 
 # -- sink offsets --------------------------------------------------------------------------------
 

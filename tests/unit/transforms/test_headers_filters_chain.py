@@ -9,9 +9,13 @@ import pytest
 
 from connect.api import ConfigError, Header, Schema, SinkRecord, SourceRecord, Struct, Transformation
 from connect.api.data import INT8_SCHEMA, INT32_SCHEMA, STRING_SCHEMA
-from connect.runtime.info import PluginType
+from connect.runtime.domain.info import PluginType
+from connect.runtime.pipeline.transformation_chain import (
+    TransformationChain,
+    predicate_config_defs,
+    transform_config_defs,
+)
 from connect.runtime.plugins import PluginRegistry
-from connect.runtime.transformation_chain import TransformationChain, predicate_config_defs, transform_config_defs
 from connect.transforms import (
     DropHeaders,
     Filter,

@@ -17,12 +17,12 @@ from typing import Any
 
 import yaml
 
-from connect.runtime.worker_config import WorkerConfig
+from connect.runtime.config.worker_config import WorkerConfig
+from local_kafka.jars import default_version
 from workers.cli import build_parser
 from workers.common.env import key_of
 from workers.common.properties import read_properties
 from workers.distributed.settings import DistributedSettings
-from workers.kafka_local.jars import default_version
 
 ROOT = Path(__file__).resolve().parents[3]
 DOCKERFILE = ROOT / "docker" / "Dockerfile"

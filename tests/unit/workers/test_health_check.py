@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from connect.api.errors import ConfigError
-from connect.runtime.loggers import LoggerLevels
-from connect.runtime.worker_config import WorkerConfig
+from connect.runtime.config.worker_config import WorkerConfig
+from connect.runtime.logs.levels import LoggerLevels
 from rest.app import create_app
 from rest.worker_listeners import rest_server_for
 from tests.fixtures.tcp_ports import free_port

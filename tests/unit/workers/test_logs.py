@@ -12,9 +12,9 @@ from collections.abc import Iterator
 import pytest
 
 from connect.api.errors import ConfigError
+from connect.runtime.config.worker_config import LOG_FORMAT, WorkerConfig
+from connect.runtime.logs.context import CURRENT_CONTEXT
 from connect.runtime.task_process.relays import log_record_fields
-from connect.runtime.worker_config import LOG_FORMAT, WorkerConfig
-from connect.runtime.worker_task import CURRENT_CONTEXT
 from workers.common import logs
 
 

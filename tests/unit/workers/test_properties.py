@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from connect.api.errors import ConfigError
-from connect.runtime.states import TargetState
+from connect.runtime.domain.states import TargetState
 from workers.common.properties import ConnectorFile, load_connector_file, parse_properties, read_properties
 
 

@@ -28,8 +28,8 @@ from connect.api.data import (
 from connect.converters import JsonConverter, StringConverter
 from connect.converters.schema_registry.avro import AvroConverter
 from connect.converters.schema_registry.jsonschema import JsonSchemaConverter
-from connect.runtime.sink_batches import split_by_partition
-from connect.runtime.states import ConnectorTaskId
+from connect.runtime.domain.states import ConnectorTaskId
+from connect.runtime.pipeline.sink_batches import split_by_partition
 from connectors.sql.sink_batch_rows import rows_of_batch
 from connectors.sql.sink_config import CONFIG_DEF, SinkSettings
 from connectors.sql.sink_rows import SinkRow, to_row

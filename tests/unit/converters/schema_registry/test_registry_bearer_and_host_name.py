@@ -17,10 +17,10 @@ from connect.converters.schema_registry.bearer_auth import BearerAuth
 from connect.converters.schema_registry.client import RegistryClient, _skip_host_name_check
 from connect.converters.schema_registry.registry_tls import RegistryTls
 from connect.converters.schema_registry.settings import RegistrySettings, registry_config_def
-from connect.runtime.config_providers.loader import ConfigProviders
-from connect.runtime.config_providers.redaction import SecretRedactor
-from connect.runtime.config_providers.transformer import ConfigTransformer
-from connect.runtime.config_providers.worker_secrets import WorkerSecrets
+from connect.runtime.config.providers.config_transformer import ConfigTransformer
+from connect.runtime.config.providers.loader import ConfigProviders
+from connect.runtime.config.providers.redaction import SecretRedactor
+from connect.runtime.config.providers.worker_secrets import WorkerSecrets
 from connect.runtime.plugins import PluginRegistry
 from connect.runtime.validation import validate_connector_config
 from connectors.file.source import FileStreamSourceConnector

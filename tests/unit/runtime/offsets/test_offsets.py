@@ -9,14 +9,13 @@ import pytest
 
 from connect.api.errors import ConnectError, DataError
 from connect.runtime.offsets import (
-    FileOffsetStore,
-    MemoryOffsetStore,
     OffsetStorageReader,
     decode_key,
     decode_offset,
     encode_key,
     encode_offset,
 )
+from connect.runtime.stores.local_offset_store import FileOffsetStore, MemoryOffsetStore
 
 
 def test_keys_and_values_use_kafka_connects_compact_json() -> None:

@@ -1,0 +1,163 @@
+"""`KafkaAdmin`, the admin operations the runtime and the herders need (topics, end offsets, consumer
+group offsets). End offsets go through `end_offsets`, which it shares with `kafka_log`.
+
+Every call blocks its caller (a herder, REST or task thread) until it is answered or times out.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterable, Mapping
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+from confluent_kafka import ConsumerGroupTopicPartitions, KafkaError, KafkaException, TopicCollection
+from confluent_kafka import TopicPartition as KafkaTopicPartition
+from confluent_kafka.admin import AdminClient
+from confluent_kafka.cimpl import NewTopic
+
+from connect.api.errors import ConnectError, RetriableError
+from connect.api.records import TopicPartition
+from connect.runtime.kafka.errors import connect_error, error_code
+from connect.runtime.kafka.offset_lookup import end_offsets
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class TopicSpec:
+    """A topic to create; -1 means the broker's default (num.partitions, default.replication.factor)."""
+
+    name: str
+    partitions: int = -1
+    replication_factor: int = -1
+    config: Mapping[str, str] = field(default_factory=dict)
+
+
+def admin_result(future: Future[T], timeout: float, what: str) -> T:
+    """`future.result(timeout)`, its timeout as a RetriableError naming the call (not a bare TimeoutError)."""
+    try:
+        return future.result(timeout=timeout)
+    except TimeoutError as exc:
+        raise RetriableError(f"{what}: timed out after {timeout:.1f} s") from exc
+
+
+class KafkaAdmin:
+    """The admin operations the runtime and the herders need, as blocking calls with timeouts."""
+
+    def __init__(self, admin: AdminClient) -> None:
+        self._admin = admin
+
+    def cluster_id(self, timeout: float = 10.0) -> str | None:
+        what = "Could not describe the Kafka cluster"
+        try:
+            cluster = admin_result(self._admin.describe_cluster(request_timeout=timeout), timeout, what)
+        except KafkaException as exc:
+            raise connect_error(exc, what) from exc
+        return str(cluster.cluster_id) if cluster.cluster_id else None
+
+    def broker_count(self, timeout: float = 10.0) -> int:
+        try:
+            return len(self._admin.list_topics(timeout=timeout).brokers)
+        except KafkaException as exc:
+            raise connect_error(exc, "Could not list brokers") from exc
+
+    def partition_count(self, topic: str, timeout: float = 10.0) -> int | None:
+        """The number of partitions of `topic`, or None if it does not exist.
+
+        Described rather than listed by name: a metadata request naming a topic makes a broker with
+        `auto.create.topics.enable=true` (Kafka's default) create it."""
+        what = f"Could not describe topic {topic}"
+        try:
+            future = self._admin.describe_topics(TopicCollection([topic]), request_timeout=timeout)[topic]
+            description = admin_result(future, timeout, what)
+        except KafkaException as exc:
+            if error_code(exc) in (KafkaError.UNKNOWN_TOPIC_OR_PART, KafkaError._UNKNOWN_TOPIC):
+                return None
+            raise connect_error(exc, what) from exc
+        return len(description.partitions)
+
+    def create_topics(self, topics: Iterable[TopicSpec], timeout: float = 30.0) -> set[str]:
+        """Create the topics that do not exist; returns the names created by this call."""
+        specs = [NewTopic(t.name, t.partitions, t.replication_factor, config=dict(t.config)) for t in topics]
+        if not specs:
+            return set()
+        futures = self._admin.create_topics(specs, operation_timeout=timeout, request_timeout=timeout)
+        created: set[str] = set()
+        for name, future in futures.items():
+            try:
+                admin_result(future, timeout, f"Could not create topic {name}")
+                created.add(name)
+            except KafkaException as exc:
+                if (
+                    exc.args
+                    and isinstance(exc.args[0], KafkaError)
+                    and exc.args[0].code() == KafkaError.TOPIC_ALREADY_EXISTS
+                ):
+                    continue
+                raise connect_error(exc, f"Could not create topic {name}") from exc
+        return created
+
+    def end_offsets(self, partitions: Iterable[TopicPartition], timeout: float = 10.0) -> dict[TopicPartition, int]:
+        """The log end offsets; retried within `timeout` while leaders move (`offset_lookup.end_offsets`)."""
+        keys = [(tp.topic, tp.partition) for tp in partitions]
+        if not keys:
+            return {}
+        found = end_offsets(self._admin, keys, "Could not list end offsets", time.monotonic() + timeout)
+        return {TopicPartition(topic, partition): offset for (topic, partition), offset in found.items()}
+
+    def consumer_group_offsets(self, group: str, timeout: float = 10.0) -> dict[TopicPartition, int]:
+        """The committed offsets of `group` (partitions without a committed offset left out)."""
+        what = f"Could not list the offsets of consumer group {group}"
+        try:
+            future = self._admin.list_consumer_group_offsets(
+                [ConsumerGroupTopicPartitions(group)], request_timeout=timeout
+            )[group]
+            listed = admin_result(future, timeout, what)
+        except KafkaException as exc:
+            if error_code(exc) == KafkaError.GROUP_ID_NOT_FOUND:
+                return {}
+            raise connect_error(exc, what) from exc
+        return {
+            TopicPartition(tp.topic, tp.partition): int(tp.offset)
+            for tp in listed.topic_partitions or ()
+            if tp.offset >= 0
+        }
+
+    def alter_consumer_group_offsets(
+        self, group: str, offsets: Mapping[TopicPartition, int], timeout: float = 10.0
+    ) -> None:
+        """Set committed offsets; Kafka accepts this only while the group has no active members."""
+        if not offsets:
+            return
+        request = [KafkaTopicPartition(tp.topic, tp.partition, offset) for tp, offset in offsets.items()]
+        what = f"Could not alter the offsets of consumer group {group}"
+        try:
+            future = self._admin.alter_consumer_group_offsets(
+                [ConsumerGroupTopicPartitions(group, request)], request_timeout=timeout
+            )[group]
+            result = admin_result(future, timeout, what)
+        except KafkaException as exc:
+            raise connect_error(exc, what) from exc
+        failed = [f"{tp.topic}-{tp.partition}: {tp.error.str()}" for tp in result.topic_partitions or () if tp.error]
+        if failed:
+            raise ConnectError(f"Could not alter the offsets of consumer group {group}: " + ", ".join(failed))
+
+    def delete_consumer_group(self, group: str, timeout: float = 10.0) -> bool:
+        """Delete the group (and so all its committed offsets); False if there was none."""
+        what = f"Could not delete consumer group {group}"
+        try:
+            admin_result(self._admin.delete_consumer_groups([group], request_timeout=timeout)[group], timeout, what)
+        except KafkaException as exc:
+            if error_code(exc) == KafkaError.GROUP_ID_NOT_FOUND:
+                return False
+            raise connect_error(exc, what) from exc
+        return True
+
+    def close(self) -> None:
+        # AdminClient has no close in confluent_kafka; its resources go with the object.
+        self._admin = None  # type: ignore[assignment]

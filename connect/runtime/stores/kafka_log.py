@@ -1,0 +1,509 @@
+"""`KafkaLog`: a compacted internal topic read in full, then followed, plus confirmed writes.
+
+The distributed stores (config log, status, offsets) are each one KafkaLog, as Kafka Connect's
+`KafkaBasedLog`: a reader consumes every partition from the beginning and hands each record to
+`on_record` in log order (per partition); `read_to_end` is the barrier that makes the caller see every
+record written before it was called; `send` resolves a future once the write is acknowledged by all
+in-sync replicas (idempotent producer, acks=all), with Java's murmur2 partitioning of keys.
+
+Threads: the reader thread (daemon) creates, polls and closes its consumer and is the only caller of
+`on_record`; the producer thread (daemon) serves delivery reports and resolves `send` futures (their
+callbacks run there); `send`, `read_to_end`, `wait_until_read` may be called from any other thread.
+`ensure_internal_topics` creates or verifies the topics before any log starts (caller's thread).
+Every client here is an internal one: it connects with the worker's top-level connection settings
+(`KafkaClients.internal_config`), never with the `producer.*`/`consumer.*`/`admin.*` meant for connectors.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import contextlib
+import logging
+import threading
+import time
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from typing import Any
+
+from confluent_kafka import OFFSET_BEGINNING, Consumer, IsolationLevel, KafkaError, KafkaException, Producer
+from confluent_kafka import TopicPartition as KafkaTopicPartition
+from confluent_kafka.admin import AdminClient
+from confluent_kafka.admin._config import ConfigResource
+from confluent_kafka.admin._resource import ResourceType
+from confluent_kafka.cimpl import NewTopic
+
+from connect.api.errors import ConfigError, ConnectError, RetriableError
+from connect.runtime.kafka import (
+    KafkaClients,
+    TopicSpec,
+    admin_result,
+    connect_error,
+    end_offsets,
+)
+
+log = logging.getLogger(__name__)
+librdkafka_log = logging.getLogger(__name__ + ".librdkafka")
+
+RecordCallback = Callable[[bytes | None, bytes | None, int, int], None]
+"""`on_record(key, value, partition, offset)`; value None is a tombstone."""
+
+# Writes must survive a broker failure and keep their order per partition: acks=all with the
+# idempotent producer (librdkafka retries without duplicates or reordering, up to 5 in flight), and
+# no delivery timeout, as Kafka Connect's internal producers (`send` callers bound their own waits).
+INTERNAL_PRODUCER = {
+    "message.timeout.ms": "2147483647",
+    "acks": "all",
+    "enable.idempotence": "true",
+    "max.in.flight.requests.per.connection": "5",
+    "partitioner": "murmur2_random",
+    "linger.ms": "1",
+}
+# read_committed: offsets of exactly-once source tasks are written in the task's transaction, and a
+# reader must never apply an offset whose records were aborted. It costs nothing without transactions.
+INTERNAL_CONSUMER = {
+    "enable.auto.commit": "false",
+    "enable.auto.offset.store": "false",
+    "auto.offset.reset": "earliest",
+    "isolation.level": "read_committed",
+    "enable.partition.eof": "true",
+    "fetch.error.backoff.ms": "100",
+}
+POLL_S = 0.2
+MAX_BATCH = 500
+
+
+class KafkaLog:
+    """One internal topic: `start` reads it to the end, then the reader follows it until `stop`."""
+
+    def __init__(
+        self,
+        topic: str,
+        clients: KafkaClients,
+        *,
+        on_record: RecordCallback,
+        name: str,
+        producer_overrides: Mapping[str, str] | None = None,
+        consumer_overrides: Mapping[str, str] | None = None,
+    ) -> None:
+        self.topic = topic
+        self.name = name
+        self._on_record = on_record
+        self._producer_config = _producer_config(clients, name, producer_overrides or {})
+        self._consumer_config = _consumer_config(clients, name, consumer_overrides or {})
+        self._admin_config = clients.internal_config("admin", f"kconnect-{name}-log-admin")
+        committed = self._consumer_config.get("isolation.level") == "read_committed"
+        self._isolation = IsolationLevel.READ_COMMITTED if committed else IsolationLevel.READ_UNCOMMITTED
+        self._admin: AdminClient | None = None
+        self._producer: Producer | None = None
+        self._partitions: list[int] = []
+        self._stopping = threading.Event()
+        self._progress = threading.Condition()
+        self._positions: dict[int, int] = {}  # next offset the reader will hand over, per partition
+        self._reader_error: BaseException | None = None
+        self._reader: threading.Thread | None = None
+        self._poller: threading.Thread | None = None
+        self._in_flight: set[Future[tuple[int, int]]] = set()
+        self._in_flight_lock = threading.Lock()
+        self._flush_timeout = 10.0
+
+    @property
+    def partitions(self) -> int:
+        """The topic's partition count (known once started)."""
+        return len(self._partitions)
+
+    # -- lifecycle ------------------------------------------------------------------------------
+
+    def start(self, timeout: float) -> None:
+        """Start the reader and the producer and return once every existing record went to `on_record`."""
+        if self._reader is not None:
+            raise ConnectError(f"{self.name} log already started")
+        deadline = time.monotonic() + timeout
+        self._admin = AdminClient(_with_logging(self._admin_config))
+        self._partitions = self._wait_for_partitions(deadline)
+        self._positions = dict.fromkeys(self._partitions, 0)
+        try:
+            self._producer = Producer(_with_logging(self._producer_config))
+        except KafkaException as exc:
+            raise ConfigError(f"Invalid producer configuration for the {self.name} log: {exc}") from exc
+        self._poller = threading.Thread(target=self._serve_deliveries, name=f"{self.name}-log-producer", daemon=True)
+        self._reader = threading.Thread(target=self._read, name=f"{self.name}-log-reader", daemon=True)
+        self._poller.start()
+        self._reader.start()
+        try:
+            self.read_to_end(max(deadline - time.monotonic(), 0.0))
+        except BaseException:
+            self.stop()
+            raise
+        log.info("Read the %s log (%s, %d partitions) to its end", self.name, self.topic, len(self._partitions))
+
+    def stop(self, timeout: float = 30.0) -> None:
+        """Stop reading; wait up to `timeout` for writes in flight (futures still open then fail)."""
+        self._flush_timeout = max(timeout / 2, 0.1)
+        self._stopping.set()
+        deadline = time.monotonic() + timeout
+        for thread in (self._reader, self._poller):
+            if thread is not None and thread is not threading.current_thread():
+                thread.join(max(deadline - time.monotonic(), 0.1))
+        with self._progress:
+            self._progress.notify_all()
+        self._fail_in_flight(ConnectError(f"The {self.name} log stopped before Kafka confirmed the write"))
+
+    # -- writes ---------------------------------------------------------------------------------
+
+    def send(self, key: bytes, value: bytes | None, partition: int | None = None) -> Future[tuple[int, int]]:
+        """Write a record (None: tombstone); the future gives (partition, offset) once acknowledged."""
+        producer = self._producer
+        if producer is None or self._stopping.is_set():
+            raise ConnectError(f"The {self.name} log is not running")
+        future: Future[tuple[int, int]] = Future()
+        future.set_running_or_notify_cancel()
+        with self._in_flight_lock:
+            self._in_flight.add(future)
+
+        def delivered(error: Any, message: Any) -> None:
+            with self._in_flight_lock:
+                self._in_flight.discard(future)
+            # stop() may have failed it meanwhile.
+            with contextlib.suppress(concurrent.futures.InvalidStateError):
+                if error is not None:
+                    what = f"Could not write to the {self.name} log ({self.topic})"
+                    failure = RetriableError if error.retriable() else ConnectError
+                    future.set_exception(failure(f"{what}: {error.str()}"))
+                else:
+                    future.set_result((int(message.partition()), int(message.offset())))
+
+        target = -1 if partition is None else partition
+        while True:
+            try:
+                producer.produce(self.topic, value=value, key=key, partition=target, on_delivery=delivered)
+                return future
+            except BufferError:
+                # librdkafka's queue is full: wait for deliveries to make room (back-pressure).
+                producer.poll(POLL_S)
+                if self._stopping.is_set():
+                    raise ConnectError(f"The {self.name} log stopped while its producer queue was full") from None
+            except KafkaException as exc:
+                with self._in_flight_lock:
+                    self._in_flight.discard(future)
+                raise connect_error(exc, f"Could not write to the {self.name} log ({self.topic})") from exc
+
+    def _serve_deliveries(self) -> None:
+        producer = self._producer
+        assert producer is not None
+        while not self._stopping.is_set():
+            producer.poll(POLL_S)
+        remaining = producer.flush(self._flush_timeout)
+        if remaining:
+            log.warning("The %s log stopped with %d writes not confirmed by Kafka", self.name, remaining)
+
+    def _fail_in_flight(self, error: ConnectError) -> None:
+        with self._in_flight_lock:
+            pending, self._in_flight = self._in_flight, set()
+        for future in pending:
+            # A delivery report may have resolved it meanwhile.
+            with contextlib.suppress(concurrent.futures.InvalidStateError):
+                future.set_exception(error)
+
+    # -- reads ----------------------------------------------------------------------------------
+
+    def read_to_end(self, timeout: float) -> None:
+        """Return once every record written before this call (ours: sent) has been passed to `on_record`."""
+        if threading.current_thread() is self._reader:
+            raise ConnectError(
+                f"read_to_end called from the {self.name} log's own reader thread (it would wait forever)"
+            )
+        deadline = time.monotonic() + timeout
+        # Our own writes count as written before the call even while Kafka has not yet acknowledged them.
+        with self._in_flight_lock:
+            own = list(self._in_flight)
+        if own:
+            concurrent.futures.wait(own, timeout=max(deadline - time.monotonic(), 0.0))
+        ends = self._end_offsets(deadline)
+        self._wait(ends, deadline)
+
+    def wait_until_read(self, partition: int, offset: int, timeout: float) -> None:
+        """Return once the record at (`partition`, `offset`), e.g. one just sent, went to `on_record`."""
+        self._wait({partition: offset + 1}, time.monotonic() + timeout)
+
+    def positions(self) -> dict[int, int]:
+        """Per partition, the offset of the next record the reader will hand over."""
+        with self._progress:
+            return dict(self._positions)
+
+    def _wait(self, targets: Mapping[int, int], deadline: float) -> None:
+        with self._progress:
+            while True:
+                if self._reader_error is not None:
+                    raise ConnectError(f"The {self.name} log's reader failed: {self._reader_error}")
+                behind = {p: t for p, t in targets.items() if self._positions.get(p, 0) < t}
+                if not behind:
+                    return
+                if self._stopping.is_set():
+                    raise ConnectError(f"The {self.name} log is stopped")
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    detail = ", ".join(
+                        f"partition {p} at {self._positions.get(p, 0)} of {t}" for p, t in behind.items()
+                    )
+                    raise RetriableError(f"Timed out reading the {self.name} log ({self.topic}) to its end: {detail}")
+                self._progress.wait(min(remaining, 1.0))
+
+    def _end_offsets(self, deadline: float) -> dict[int, int]:
+        admin = self._admin
+        if admin is None:
+            raise ConnectError(f"The {self.name} log is not started")
+        what = f"Could not find the end of the {self.name} log ({self.topic})"
+        keys = [(self.topic, p) for p in self._partitions]
+        found = end_offsets(
+            admin, keys, what, deadline, isolation_level=self._isolation, stopping=self._stopping.is_set
+        )
+        return {partition: offset for (_, partition), offset in found.items()}
+
+    def _wait_for_partitions(self, deadline: float) -> list[int]:
+        # A topic created a moment ago may not be in every broker's metadata yet. All topics are listed
+        # because asking for one by name makes a broker with auto.create.topics.enable create it.
+        assert self._admin is not None
+        while True:
+            try:
+                metadata = self._admin.list_topics(timeout=5.0).topics.get(self.topic)
+            except KafkaException as exc:
+                metadata = None
+                last_error = str(exc)
+            else:
+                last_error = str(metadata.error) if metadata is not None and metadata.error else "no metadata"
+            if metadata is not None and metadata.error is None and _all_led(metadata.partitions.values()):
+                return sorted(metadata.partitions)
+            if time.monotonic() >= deadline:
+                raise RetriableError(f"Topic {self.topic} of the {self.name} log is not available: {last_error}")
+            time.sleep(0.2)
+
+    def _read(self) -> None:
+        try:
+            consumer = Consumer(_with_logging(self._consumer_config))
+            consumer.assign([KafkaTopicPartition(self.topic, p, OFFSET_BEGINNING) for p in self._partitions])
+        except BaseException as exc:
+            log.error("The %s log's reader could not start: %s", self.name, exc)
+            self._reader_failed(exc)
+            return
+        try:
+            while not self._stopping.is_set():
+                # poll wakes up at the first record; consume(…, 0) then takes what else has arrived.
+                # (consume with a timeout would wait that long for a full batch, delaying every read.)
+                first = consumer.poll(POLL_S)
+                if first is not None:
+                    self._handle([first, *consumer.consume(MAX_BATCH, 0)])
+        except BaseException as exc:
+            log.exception("The %s log's reader failed", self.name)
+            self._reader_failed(exc)
+        finally:
+            consumer.close()
+
+    def _handle(self, messages: Sequence[Any]) -> None:
+        advanced: dict[int, int] = {}
+        for message in messages:
+            error = message.error()
+            if error is not None:
+                if error.code() == KafkaError._PARTITION_EOF:
+                    # The end offset, past any transaction markers that no record stands for.
+                    advanced[message.partition()] = max(advanced.get(message.partition(), 0), message.offset())
+                elif error.fatal():
+                    raise ConnectError(f"Fatal consumer error: {error.str()}")
+                else:
+                    log.warning("The %s log's reader: %s (librdkafka retries)", self.name, error.str())
+                continue
+            partition, offset = message.partition(), message.offset()
+            try:
+                self._on_record(message.key(), message.value(), partition, offset)
+            except Exception:
+                log.exception("The %s log could not apply the record at %d/%d; skipped", self.name, partition, offset)
+            advanced[partition] = offset + 1
+        if advanced:
+            with self._progress:
+                for partition, position in advanced.items():
+                    if position > self._positions.get(partition, 0):
+                        self._positions[partition] = position
+                self._progress.notify_all()
+
+    def _reader_failed(self, error: BaseException) -> None:
+        with self._progress:
+            self._reader_error = error
+            self._progress.notify_all()
+
+
+def _all_led(partitions: Any) -> bool:
+    listed = list(partitions)
+    return bool(listed) and all(p.leader >= 0 for p in listed)
+
+
+# -- client configs ------------------------------------------------------------------------------
+
+
+def _producer_config(clients: KafkaClients, name: str, overrides: Mapping[str, str]) -> dict[str, str]:
+    return clients.internal_config("producer", f"kconnect-{name}-log-producer", {**INTERNAL_PRODUCER, **overrides})
+
+
+def _consumer_config(clients: KafkaClients, name: str, overrides: Mapping[str, str]) -> dict[str, str]:
+    # librdkafka wants a group id even though the reader assigns partitions itself and never joins or
+    # commits to this group.
+    settings = {"group.id": f"kconnect-{name}-log-reader-{uuid.uuid4().hex[:8]}", **INTERNAL_CONSUMER, **overrides}
+    return clients.internal_config("consumer", f"kconnect-{name}-log-reader", settings)
+
+
+def _with_logging(config: Mapping[str, str]) -> dict[str, Any]:
+    return {**config, "logger": librdkafka_log, "error_cb": _log_client_error}
+
+
+def _log_client_error(error: KafkaError) -> None:
+    # Client-level errors (e.g. every broker down during a restart): librdkafka keeps retrying.
+    if error.fatal():
+        log.error("Kafka client fatal error: %s", error.str())
+    else:
+        log.warning("Kafka client error: %s", error.str())
+
+
+# -- internal topics ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class InternalTopicSpec:
+    """An internal topic: compacted, `partitions` exactly (-1: broker default, not verified).
+
+    `setting` is the worker key that names it (e.g. `config.storage.topic`), quoted in errors.
+    """
+
+    name: str
+    partitions: int
+    replication_factor: int = -1
+    setting: str = ""
+    config: Mapping[str, str] = field(default_factory=dict)
+
+
+def ensure_internal_topics(
+    clients: KafkaClients, specs: Sequence[InternalTopicSpec | TopicSpec], timeout: float = 30.0
+) -> set[str]:
+    """Create the missing topics (compacted) and verify every one; returns the names created.
+
+    Raises ConfigError naming the topic, what is wrong and how to fix it when an existing topic is not
+    compact-only or has another partition count than asked.
+    """
+    topics = [s if isinstance(s, InternalTopicSpec) else InternalTopicSpec(**_fields(s)) for s in specs]
+    reported: list[KafkaError] = []
+
+    def on_error(error: KafkaError) -> None:
+        reported.append(error)
+        _log_client_error(error)
+
+    settings = _with_logging(clients.internal_config("admin", "kconnect-internal-topics"))
+    settings["error_cb"] = on_error
+    admin = AdminClient(settings)
+    try:
+        created = _create_missing(admin, topics, timeout)
+    except ConnectError as exc:
+        # Client errors are only delivered by poll(): they say why the cluster could not be reached (a wrong
+        # SASL password, an untrusted broker certificate), which "Broker transport failure" does not.
+        admin.poll(0)
+        if not reported:
+            raise
+        raise type(exc)(f"{exc}. The Kafka client reported: {reported[-1].str()}") from exc
+    for topic in topics:
+        _verify(admin, topic, timeout)
+    return created
+
+
+def _fields(spec: TopicSpec) -> dict[str, Any]:
+    return {
+        "name": spec.name,
+        "partitions": spec.partitions,
+        "replication_factor": spec.replication_factor,
+        "config": spec.config,
+    }
+
+
+def _describe(topic: InternalTopicSpec) -> str:
+    return f"Topic '{topic.name}'" + (f" ({topic.setting})" if topic.setting else "")
+
+
+def _create_missing(admin: AdminClient, topics: Sequence[InternalTopicSpec], timeout: float) -> set[str]:
+    try:
+        existing = set(admin.list_topics(timeout=timeout).topics)
+    except KafkaException as exc:
+        raise connect_error(exc, "Could not list the Kafka cluster's topics") from exc
+    missing = [t for t in topics if t.name not in existing]
+    if not missing:
+        return set()
+    requests = [
+        NewTopic(t.name, t.partitions, t.replication_factor, config={**t.config, "cleanup.policy": "compact"})
+        for t in missing
+    ]
+    futures = admin.create_topics(requests, operation_timeout=timeout, request_timeout=timeout)
+    created: set[str] = set()
+    for topic in missing:
+        try:
+            admin_result(futures[topic.name], timeout, f"Could not create {_describe(topic)}")
+            created.add(topic.name)
+            log.info("Created internal topic %s (%d partitions, compacted)", topic.name, topic.partitions)
+        except KafkaException as exc:
+            error = exc.args[0] if exc.args and isinstance(exc.args[0], KafkaError) else None
+            if error is not None and error.code() == KafkaError.TOPIC_ALREADY_EXISTS:
+                continue  # another worker created it first: verified below like any existing topic
+            if error is not None and error.code() == KafkaError.INVALID_REPLICATION_FACTOR:
+                setting = topic.setting.removesuffix(".topic") + ".replication.factor" if topic.setting else "its"
+                raise ConfigError(
+                    f"{_describe(topic)} could not be created with replication factor {topic.replication_factor}: "
+                    f"{error.str()} ({_registered_brokers(admin, timeout)}). If brokers are still starting, this "
+                    f"passes once they have registered; otherwise set {setting} to at most the number of brokers, "
+                    "or -1 for the broker's default."
+                ) from exc
+            raise connect_error(exc, f"Could not create {_describe(topic)}") from exc
+    return created
+
+
+def _registered_brokers(admin: AdminClient, timeout: float) -> str:
+    """How many brokers the cluster has registered now, for an error message (best effort)."""
+    try:
+        return f"{len(admin.list_topics(timeout=timeout).brokers)} broker(s) registered now"
+    except KafkaException:
+        return "the number of brokers registered now is unknown"
+
+
+def _verify(admin: AdminClient, topic: InternalTopicSpec, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while True:  # a topic created a moment ago may not be described by every broker yet
+        try:
+            metadata = admin.list_topics(timeout=timeout).topics.get(topic.name)
+            resource = ConfigResource(ResourceType.TOPIC, topic.name)
+            future = admin.describe_configs([resource], request_timeout=timeout)[resource]
+            configs = admin_result(future, timeout, f"Could not describe {_describe(topic)}")
+            # Right after creation the metadata may still carry an error (e.g. leader not available) and no
+            # partitions: that is not yet an answer about the partition count, so ask again until the deadline.
+            if (
+                metadata is not None and metadata.error is None and metadata.partitions
+            ) or time.monotonic() >= deadline:
+                break
+        except KafkaException as exc:
+            if time.monotonic() >= deadline:
+                raise connect_error(exc, f"Could not describe {_describe(topic)}") from exc
+        time.sleep(0.2)
+    partitions = len(metadata.partitions) if metadata is not None and metadata.error is None else 0
+    if topic.partitions > 0 and partitions != topic.partitions:
+        hint = (
+            f"set {topic.setting.removesuffix('.topic')}.partitions={partitions} to use it as it is, or "
+            if topic.setting and topic.setting != "config.storage.topic"
+            else ""
+        )
+        raise ConfigError(
+            f"{_describe(topic)} has {partitions} partitions, but kconnect needs exactly {topic.partitions}. "
+            f"Fix: {hint}point {topic.setting or 'the setting'} at a new topic name (kconnect creates it), "
+            "or delete the topic and let kconnect recreate it."
+        )
+    entry = configs.get("cleanup.policy")
+    policy = str(entry.value) if entry is not None and entry.value is not None else "delete"
+    if [p.strip() for p in policy.split(",")] != ["compact"]:
+        raise ConfigError(
+            f"{_describe(topic)} has cleanup.policy={policy}, but kconnect needs cleanup.policy=compact: it keeps "
+            "the latest record of every key forever, which deletion by age or size would lose. Fix: "
+            f"kafka-configs.sh --bootstrap-server <brokers> --alter --entity-type topics --entity-name {topic.name} "
+            f"--add-config cleanup.policy=compact, or point {topic.setting or 'the setting'} at a new topic name."
+        )
