@@ -79,7 +79,9 @@ class SourceCounts(Protocol):
     """What a source task runner counts as it goes."""
 
     records_polled: int
-    records_sent: int
+
+    @property
+    def records_sent(self) -> int: ...
 
     def active_records(self) -> int: ...
 

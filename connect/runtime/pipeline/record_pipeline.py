@@ -31,13 +31,11 @@ from connect.converters.simple import passthrough_schema
 from connect.runtime.kafka import KafkaMessage
 from connect.runtime.pipeline.closing import close_quietly
 from connect.runtime.pipeline.error_handling import SKIP, ErrorHandler, RebuiltMessage, Stage
+from connect.runtime.pipeline.produced import KafkaHeaders, Produced
 from connect.runtime.pipeline.record_transformer import RecordTransformer
 from connect.runtime.pipeline.sink_batches import TIMESTAMP_TYPES, batches_of_records, split_by_partition
 
 log = logging.getLogger(__name__)
-
-ProducedRecord = tuple[str, bytes | None, bytes | None, int, int, list[tuple[str, bytes | None]] | None]
-"""What `producer.produce` takes for one source record: topic, value, key, partition, timestamp, headers."""
 
 
 @dataclass(frozen=True)
@@ -90,11 +88,11 @@ class RecordPipeline(Generic[R]):
 
     # -- sources: Connect records to bytes ------------------------------------------------------
 
-    def to_produced(self, record: SourceRecord) -> ProducedRecord | None:
+    def to_produced(self, record: SourceRecord) -> Produced | None:
         """One source record converted stage by stage under the error policy; None if skipped."""
         errors = self.errors
         topic = record.topic
-        headers: list[tuple[str, bytes | None]] | None = None
+        headers: KafkaHeaders | None = None
         if record.headers:
             header_from = self.header_converter.from_connect_header
             converted = errors.execute(
@@ -122,9 +120,7 @@ class RecordPipeline(Generic[R]):
         )
         if value is SKIP:
             return None
-        partition = -1 if record.kafka_partition is None else record.kafka_partition
-        timestamp = 0 if record.timestamp is None else record.timestamp
-        return topic, value, key, partition, timestamp, headers
+        return Produced.of(topic, value, key, record.kafka_partition, record.timestamp, headers)
 
     # -- sinks: bytes to Connect records --------------------------------------------------------
 

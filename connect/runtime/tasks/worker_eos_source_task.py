@@ -193,7 +193,7 @@ class WorkerEosSourceTask(WorkerSourceTask):
             self._send(records)
 
     def _after_iteration(self, dispatched: bool) -> None:
-        if self._delivery_errors:
+        if self.deliveries.failures:
             raise self._delivery_failure()
         boundary = self.boundary
         if boundary is TransactionBoundary.POLL:
@@ -317,7 +317,7 @@ class WorkerEosSourceTask(WorkerSourceTask):
         self.transactions_committed += 1
         self.metrics.record_transaction(self.records_sent - self._sent_before_transaction)
         if offsets:
-            self.offset_commits += 1
+            self.offset_committer.offset_commits += 1
         committed, self._uncommitted_records = self._uncommitted_records, []
         for record, metadata in committed:
             super()._commit_record(record, metadata)
@@ -350,11 +350,11 @@ class WorkerEosSourceTask(WorkerSourceTask):
 
     def _flush(self) -> None:
         self.producer.flush(self.transaction_timeout_s)
-        if self._delivery_errors:
+        if self.deliveries.failures:
             raise self._delivery_failure()
 
     def _delivery_failure(self) -> ConnectError:
-        failures, self._delivery_errors[:] = list(self._delivery_errors), []
+        failures, self.deliveries.failures[:] = list(self.deliveries.failures), []
         error, message = failures[0]
         return ConnectError(
             f"Kafka did not accept {len(failures)} record(s) of an exactly-once transaction, the first for topic "

@@ -339,7 +339,7 @@ def test_a_batch_stamped_at_send_gives_records_built_from_it_the_time_they_were_
 def test_batches_with_timestamps_switch_the_task_once_to_a_producer_for_records_after_delivering_the_rest() -> None:
     h, batch_producer = batch_harness()
     record_producer = FakeProducer(failure_reports_only=True)
-    h.runner._record_producer = lambda: record_producer
+    h.runner.sender.record_producer = lambda: record_producer
     batch_producer.hold = True  # the first batch is still in flight when the switch comes
     h.runner.start_thread()
     wait_until(lambda: h.state() is State.RUNNING, what="RUNNING")

@@ -1,0 +1,94 @@
+"""`SourceDeliveries`: what the producer reports back about a source task's records, on the task thread.
+
+By default the producer reports failed deliveries only (`delivery.report.only.error`): a batch's callback
+(`batch_callback`) counts the failure, marks the batch failed unless `errors.tolerance=all` (so its
+offsets, and later ones of its source partitions, are never committed) and keeps the failure for
+`collect`, which fails the task or reports it under the error policy. A task that overrides
+`commit_record` gets a callback per record (`record_callback`) that hands it each record with its
+`RecordMetadata` once acknowledged (Kafka's `SourceTask.commitRecord`).
+
+The producer calls these from `poll` and `flush`, which only the task thread calls: no lock.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from connect.api.context import RecordMetadata
+from connect.api.errors import ConnectError
+from connect.api.records import SourceRecord
+from connect.runtime.domain.states import ConnectorTaskId
+from connect.runtime.offsets import SubmittedBatch
+from connect.runtime.pipeline.error_handling import ErrorHandler, Stage
+
+log = logging.getLogger(__name__)
+
+DeliveryCallback = Callable[[Any, Any], None]
+"""librdkafka's `on_delivery(error, message)`."""
+
+
+class SourceDeliveries:
+    def __init__(
+        self,
+        task_id: ConnectorTaskId,
+        errors: ErrorHandler,
+        on_record_delivered: Callable[[SourceRecord, RecordMetadata | None], None],
+    ) -> None:
+        """`on_record_delivered`: with per-record callbacks, called with each acknowledged record (metadata
+        None when its failure was tolerated)."""
+        self.task_id = task_id
+        self.failures: list[tuple[Any, Any]] = []
+        """Delivery failures not collected yet, as (error, message)."""
+        self._errors = errors
+        self._on_record_delivered = on_record_delivered
+
+    def batch_callback(self, batch: SubmittedBatch) -> DeliveryCallback:
+        """The callback of every record of `batch`; with error-only reports it runs for failures alone,
+        and `SubmittedRecords.acknowledge_all` completes the rest."""
+        failures = self.failures
+        tolerate = self._errors.tolerates_all
+
+        def on_delivery(error: Any, message: Any) -> None:
+            if error is not None:
+                failures.append((error, message))
+                if not tolerate:
+                    batch.failed = True  # never completes, so its offsets are never committed
+                    return
+            batch.outstanding -= 1
+
+        return on_delivery
+
+    def record_callback(self, batch: SubmittedBatch, record: SourceRecord) -> DeliveryCallback:
+        """The callback of one record of a task that overrides `commit_record` (reported either way)."""
+
+        def on_delivery(error: Any, message: Any) -> None:
+            if error is not None:
+                self.failures.append((error, message))
+                if not self._errors.tolerates_all:
+                    batch.failed = True
+                    return
+                metadata = None
+            else:
+                metadata = RecordMetadata(
+                    message.topic(), message.partition(), message.offset(), message.timestamp()[1]
+                )
+            batch.outstanding -= 1
+            self._on_record_delivered(record, metadata)
+
+        return on_delivery
+
+    def collect(self, producer_class: type, *, raise_fatal: bool) -> None:
+        """Act on the failures reported so far: under `errors.tolerance=all` report each to the error
+        handler (`producer_class` names the stage's class); else raise (`raise_fatal`) or log them."""
+        failures, self.failures[:] = list(self.failures), []
+        errors = self._errors
+        for error, message in failures:
+            cause = ConnectError(f"Kafka did not accept a record for topic {message.topic()}: {error}")
+            if errors.tolerates_all:
+                errors.failed(Stage.KAFKA_PRODUCE, producer_class, cause)
+            elif raise_fatal:
+                raise ConnectError(f"Unrecoverable exception from producer send callback: {error}") from cause
+            else:
+                log.error("Source task %s: %s", self.task_id, cause)
