@@ -15,8 +15,9 @@ from confluent_kafka.admin._resource import ResourceType
 from connect.api.errors import ConfigError, ConnectError
 from connect.runtime.config.worker_config import WorkerConfig
 from connect.runtime.kafka import KafkaClients, TopicSpec
+from connect.runtime.kafka.internal_topics import InternalTopicSpec, ensure_internal_topics
 from connect.runtime.stores import key_partition, murmur2
-from connect.runtime.stores.kafka_log import InternalTopicSpec, KafkaLog, ensure_internal_topics
+from connect.runtime.stores.kafka_log import KafkaLog
 from tests.fixtures.kafka import TopicFactory
 from tests.support.waiting import wait_until
 

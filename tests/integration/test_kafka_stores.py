@@ -16,6 +16,7 @@ from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition
 from connect.runtime.domain.info import InstanceStatus, RestartRequest
 from connect.runtime.domain.states import ConnectorTaskId, State, TargetState
 from connect.runtime.kafka import KafkaClients
+from connect.runtime.kafka.internal_topics import InternalTopicSpec, ensure_internal_topics
 from connect.runtime.offsets import OffsetStorageReader, encode_key, encode_offset
 from connect.runtime.stores import (
     ChangeKind,
@@ -25,7 +26,6 @@ from connect.runtime.stores import (
     KafkaStatusStore,
     key_partition,
 )
-from connect.runtime.stores.kafka_log import InternalTopicSpec, ensure_internal_topics
 from tests.fixtures.kafka import TopicFactory, start_local_kafka
 from tests.support.waiting import wait_until
 

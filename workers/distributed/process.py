@@ -26,10 +26,10 @@ from collections.abc import Callable, Mapping
 
 from connect.runtime.domain.info import RestartRequest
 from connect.runtime.kafka import KafkaClients
+from connect.runtime.kafka.internal_topics import InternalTopicSpec, ensure_internal_topics
 from connect.runtime.logs.levels import LoggerLevels
 from connect.runtime.plugins import PluginRegistry
 from connect.runtime.stores import ConfigLog, KafkaOffsetStore, KafkaStatusStore, internal_topic_specs
-from connect.runtime.stores.kafka_log import InternalTopicSpec, ensure_internal_topics
 from connect.runtime.tasks.transactions import fence_zombie_tasks
 from connect.runtime.worker import Worker
 from rest.app import create_app

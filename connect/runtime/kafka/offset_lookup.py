@@ -23,8 +23,7 @@ from typing import Any
 
 from confluent_kafka import IsolationLevel, KafkaError, KafkaException
 from confluent_kafka import TopicPartition as KafkaTopicPartition
-from confluent_kafka.admin import AdminClient
-from confluent_kafka.admin._listoffsets import OffsetSpec
+from confluent_kafka.admin import AdminClient, OffsetSpec
 
 from connect.api.errors import RetriableError
 from connect.runtime.kafka.errors import connect_error, error_code

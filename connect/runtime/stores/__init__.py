@@ -8,7 +8,7 @@
 
 Each Kafka-backed store is one `kafka_log.KafkaLog`: read in full at start, then followed by a daemon
 reader thread; writes are acknowledged by all in-sync replicas through an idempotent producer. `topics`
-names the three internal topics from the worker's settings, and `kafka_log.ensure_internal_topics`
+names the three internal topics from the worker's settings, and `connect.runtime.kafka.internal_topics`
 creates or checks them. Each store's module docstring states its read-your-writes contract and which
 thread calls what.
 """

@@ -9,7 +9,7 @@ in-sync replicas (idempotent producer, acks=all), with Java's murmur2 partitioni
 Threads: the reader thread (daemon) creates, polls and closes its consumer and is the only caller of
 `on_record`; the producer thread (daemon) serves delivery reports and resolves `send` futures (their
 callbacks run there); `send`, `read_to_end`, `wait_until_read` may be called from any other thread.
-`ensure_internal_topics` creates or verifies the topics before any log starts (caller's thread).
+The topics are created or verified before any log starts (`connect.runtime.kafka.internal_topics`).
 Every client here is an internal one: it connects with the worker's top-level connection settings
 (`KafkaClients.internal_config`), never with the `producer.*`/`consumer.*`/`admin.*` meant for connectors.
 """
@@ -24,27 +24,17 @@ import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
-from dataclasses import dataclass, field
 from typing import Any
 
 from confluent_kafka import OFFSET_BEGINNING, Consumer, IsolationLevel, KafkaError, KafkaException, Producer
 from confluent_kafka import TopicPartition as KafkaTopicPartition
 from confluent_kafka.admin import AdminClient
-from confluent_kafka.admin._config import ConfigResource
-from confluent_kafka.admin._resource import ResourceType
-from confluent_kafka.cimpl import NewTopic
 
 from connect.api.errors import ConfigError, ConnectError, RetriableError
-from connect.runtime.kafka import (
-    KafkaClients,
-    TopicSpec,
-    admin_result,
-    connect_error,
-    end_offsets,
-)
+from connect.runtime.kafka import KafkaClients, connect_error, end_offsets
+from connect.runtime.kafka.client_logging import with_logging
 
 log = logging.getLogger(__name__)
-librdkafka_log = logging.getLogger(__name__ + ".librdkafka")
 
 RecordCallback = Callable[[bytes | None, bytes | None, int, int], None]
 """`on_record(key, value, partition, offset)`; value None is a tombstone."""
@@ -120,11 +110,11 @@ class KafkaLog:
         if self._reader is not None:
             raise ConnectError(f"{self.name} log already started")
         deadline = time.monotonic() + timeout
-        self._admin = AdminClient(_with_logging(self._admin_config))
+        self._admin = AdminClient(with_logging(log, self._admin_config))
         self._partitions = self._wait_for_partitions(deadline)
         self._positions = dict.fromkeys(self._partitions, 0)
         try:
-            self._producer = Producer(_with_logging(self._producer_config))
+            self._producer = Producer(with_logging(log, self._producer_config))
         except KafkaException as exc:
             raise ConfigError(f"Invalid producer configuration for the {self.name} log: {exc}") from exc
         self._poller = threading.Thread(target=self._serve_deliveries, name=f"{self.name}-log-producer", daemon=True)
@@ -281,7 +271,7 @@ class KafkaLog:
 
     def _read(self) -> None:
         try:
-            consumer = Consumer(_with_logging(self._consumer_config))
+            consumer = Consumer(with_logging(log, self._consumer_config))
             consumer.assign([KafkaTopicPartition(self.topic, p, OFFSET_BEGINNING) for p in self._partitions])
         except BaseException as exc:
             log.error("The %s log's reader could not start: %s", self.name, exc)
@@ -349,161 +339,3 @@ def _consumer_config(clients: KafkaClients, name: str, overrides: Mapping[str, s
     # commits to this group.
     settings = {"group.id": f"kconnect-{name}-log-reader-{uuid.uuid4().hex[:8]}", **INTERNAL_CONSUMER, **overrides}
     return clients.internal_config("consumer", f"kconnect-{name}-log-reader", settings)
-
-
-def _with_logging(config: Mapping[str, str]) -> dict[str, Any]:
-    return {**config, "logger": librdkafka_log, "error_cb": _log_client_error}
-
-
-def _log_client_error(error: KafkaError) -> None:
-    # Client-level errors (e.g. every broker down during a restart): librdkafka keeps retrying.
-    if error.fatal():
-        log.error("Kafka client fatal error: %s", error.str())
-    else:
-        log.warning("Kafka client error: %s", error.str())
-
-
-# -- internal topics ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class InternalTopicSpec:
-    """An internal topic: compacted, `partitions` exactly (-1: broker default, not verified).
-
-    `setting` is the worker key that names it (e.g. `config.storage.topic`), quoted in errors.
-    """
-
-    name: str
-    partitions: int
-    replication_factor: int = -1
-    setting: str = ""
-    config: Mapping[str, str] = field(default_factory=dict)
-
-
-def ensure_internal_topics(
-    clients: KafkaClients, specs: Sequence[InternalTopicSpec | TopicSpec], timeout: float = 30.0
-) -> set[str]:
-    """Create the missing topics (compacted) and verify every one; returns the names created.
-
-    Raises ConfigError naming the topic, what is wrong and how to fix it when an existing topic is not
-    compact-only or has another partition count than asked.
-    """
-    topics = [s if isinstance(s, InternalTopicSpec) else InternalTopicSpec(**_fields(s)) for s in specs]
-    reported: list[KafkaError] = []
-
-    def on_error(error: KafkaError) -> None:
-        reported.append(error)
-        _log_client_error(error)
-
-    settings = _with_logging(clients.internal_config("admin", "kconnect-internal-topics"))
-    settings["error_cb"] = on_error
-    admin = AdminClient(settings)
-    try:
-        created = _create_missing(admin, topics, timeout)
-    except ConnectError as exc:
-        # Client errors are only delivered by poll(): they say why the cluster could not be reached (a wrong
-        # SASL password, an untrusted broker certificate), which "Broker transport failure" does not.
-        admin.poll(0)
-        if not reported:
-            raise
-        raise type(exc)(f"{exc}. The Kafka client reported: {reported[-1].str()}") from exc
-    for topic in topics:
-        _verify(admin, topic, timeout)
-    return created
-
-
-def _fields(spec: TopicSpec) -> dict[str, Any]:
-    return {
-        "name": spec.name,
-        "partitions": spec.partitions,
-        "replication_factor": spec.replication_factor,
-        "config": spec.config,
-    }
-
-
-def _describe(topic: InternalTopicSpec) -> str:
-    return f"Topic '{topic.name}'" + (f" ({topic.setting})" if topic.setting else "")
-
-
-def _create_missing(admin: AdminClient, topics: Sequence[InternalTopicSpec], timeout: float) -> set[str]:
-    try:
-        existing = set(admin.list_topics(timeout=timeout).topics)
-    except KafkaException as exc:
-        raise connect_error(exc, "Could not list the Kafka cluster's topics") from exc
-    missing = [t for t in topics if t.name not in existing]
-    if not missing:
-        return set()
-    requests = [
-        NewTopic(t.name, t.partitions, t.replication_factor, config={**t.config, "cleanup.policy": "compact"})
-        for t in missing
-    ]
-    futures = admin.create_topics(requests, operation_timeout=timeout, request_timeout=timeout)
-    created: set[str] = set()
-    for topic in missing:
-        try:
-            admin_result(futures[topic.name], timeout, f"Could not create {_describe(topic)}")
-            created.add(topic.name)
-            log.info("Created internal topic %s (%d partitions, compacted)", topic.name, topic.partitions)
-        except KafkaException as exc:
-            error = exc.args[0] if exc.args and isinstance(exc.args[0], KafkaError) else None
-            if error is not None and error.code() == KafkaError.TOPIC_ALREADY_EXISTS:
-                continue  # another worker created it first: verified below like any existing topic
-            if error is not None and error.code() == KafkaError.INVALID_REPLICATION_FACTOR:
-                setting = topic.setting.removesuffix(".topic") + ".replication.factor" if topic.setting else "its"
-                raise ConfigError(
-                    f"{_describe(topic)} could not be created with replication factor {topic.replication_factor}: "
-                    f"{error.str()} ({_registered_brokers(admin, timeout)}). If brokers are still starting, this "
-                    f"passes once they have registered; otherwise set {setting} to at most the number of brokers, "
-                    "or -1 for the broker's default."
-                ) from exc
-            raise connect_error(exc, f"Could not create {_describe(topic)}") from exc
-    return created
-
-
-def _registered_brokers(admin: AdminClient, timeout: float) -> str:
-    """How many brokers the cluster has registered now, for an error message (best effort)."""
-    try:
-        return f"{len(admin.list_topics(timeout=timeout).brokers)} broker(s) registered now"
-    except KafkaException:
-        return "the number of brokers registered now is unknown"
-
-
-def _verify(admin: AdminClient, topic: InternalTopicSpec, timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    while True:  # a topic created a moment ago may not be described by every broker yet
-        try:
-            metadata = admin.list_topics(timeout=timeout).topics.get(topic.name)
-            resource = ConfigResource(ResourceType.TOPIC, topic.name)
-            future = admin.describe_configs([resource], request_timeout=timeout)[resource]
-            configs = admin_result(future, timeout, f"Could not describe {_describe(topic)}")
-            # Right after creation the metadata may still carry an error (e.g. leader not available) and no
-            # partitions: that is not yet an answer about the partition count, so ask again until the deadline.
-            if (
-                metadata is not None and metadata.error is None and metadata.partitions
-            ) or time.monotonic() >= deadline:
-                break
-        except KafkaException as exc:
-            if time.monotonic() >= deadline:
-                raise connect_error(exc, f"Could not describe {_describe(topic)}") from exc
-        time.sleep(0.2)
-    partitions = len(metadata.partitions) if metadata is not None and metadata.error is None else 0
-    if topic.partitions > 0 and partitions != topic.partitions:
-        hint = (
-            f"set {topic.setting.removesuffix('.topic')}.partitions={partitions} to use it as it is, or "
-            if topic.setting and topic.setting != "config.storage.topic"
-            else ""
-        )
-        raise ConfigError(
-            f"{_describe(topic)} has {partitions} partitions, but kconnect needs exactly {topic.partitions}. "
-            f"Fix: {hint}point {topic.setting or 'the setting'} at a new topic name (kconnect creates it), "
-            "or delete the topic and let kconnect recreate it."
-        )
-    entry = configs.get("cleanup.policy")
-    policy = str(entry.value) if entry is not None and entry.value is not None else "delete"
-    if [p.strip() for p in policy.split(",")] != ["compact"]:
-        raise ConfigError(
-            f"{_describe(topic)} has cleanup.policy={policy}, but kconnect needs cleanup.policy=compact: it keeps "
-            "the latest record of every key forever, which deletion by age or size would lose. Fix: "
-            f"kafka-configs.sh --bootstrap-server <brokers> --alter --entity-type topics --entity-name {topic.name} "
-            f"--add-config cleanup.policy=compact, or point {topic.setting or 'the setting'} at a new topic name."
-        )

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from connect.api.errors import ConfigError
 from connect.runtime.config.worker_config import WorkerConfig
-from connect.runtime.stores.kafka_log import InternalTopicSpec
+from connect.runtime.kafka.internal_topics import InternalTopicSpec
 
 CONFIG_TOPIC = "config.storage.topic"
 OFFSET_TOPIC = "offset.storage.topic"

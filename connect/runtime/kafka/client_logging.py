@@ -1,0 +1,27 @@
+"""The logging of kconnect's own librdkafka clients (the internal topic logs, the internal topic admin).
+
+librdkafka's log lines go to the child logger `librdkafka` of the module that made the client, and
+client-level errors to that module's logger: a warning while librdkafka keeps retrying (every broker
+down during a restart, say), an error when it gives up.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from confluent_kafka import KafkaError
+
+
+def with_logging(log: logging.Logger, config: Mapping[str, str]) -> dict[str, Any]:
+    """`config` with librdkafka's log lines and client errors sent to `log` (see above)."""
+    librdkafka_log = log.getChild("librdkafka")
+
+    def log_client_error(error: KafkaError) -> None:
+        if error.fatal():
+            log.error("Kafka client fatal error: %s", error.str())
+        else:
+            log.warning("Kafka client error: %s", error.str())
+
+    return {**config, "logger": librdkafka_log, "error_cb": log_client_error}
