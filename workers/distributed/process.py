@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 
 from connect.runtime.domain.info import RestartRequest
 from connect.runtime.kafka import KafkaClients
@@ -95,37 +96,58 @@ class DistributedWorker:
         log.info("Kafka Connect distributed worker started: REST API at %s, group %s", self.url, self.settings.group_id)
 
     def _start_parts(self, deferred: DeferredApp, url: str) -> None:
-        settings = self.settings
-        config = settings.worker
+        """The start, one phase a step (the module docstring's numbers), each given what it uses."""
         worker_id = worker_id_of(url)
         registry = self._registry or PluginRegistry.discover()
-        internal = internal_clients(config)
-        slots = settings.slots_topic
-        ensure_internal_topics(
-            internal,
-            [
-                *internal_topic_specs(config),
-                InternalTopicSpec(slots.name, slots.partitions, slots.replication_factor, SLOTS_STORAGE_TOPIC),
-            ],
+        internal = internal_clients(self.settings.worker)
+        self._ensure_internal_topics(internal)
+        logs = self._start_logs(internal, worker_id)
+        engine = self._build_engine(internal, worker_id, registry, logs.status)
+        coordinator = self._build_coordinator(Identity(worker_id, url), logs, engine, registry)
+        rebalances = RebalanceMetrics(self.settings.worker.metrics_windows)
+        membership = self._build_membership(worker_id, coordinator, engine.guard, rebalances)
+        herder = self._build_herder(worker_id, registry, logs, engine, membership, coordinator)
+        loggers = self._start_running(logs, engine, herder, coordinator, membership)
+        metrics = cluster_metric_groups(
+            engine.worker.metric_groups,
+            rebalances,
+            lambda: engine.generations.current,
+            lambda: logs.slots.owners().get(0, ""),
+            engine.work.running,
+            lambda: len(membership.owned()),
         )
+        cluster = cluster_view(logs.slots, worker_id, url, self.settings.worker)
+        deferred.attach(create_app(herder, loggers=loggers, metrics=metrics, cluster=cluster))
 
+    def _ensure_internal_topics(self, internal: KafkaClients) -> None:
+        """2. Create the missing internal topics, and verify every one."""
+        slots = self.settings.slots_topic
+        slots_spec = InternalTopicSpec(slots.name, slots.partitions, slots.replication_factor, SLOTS_STORAGE_TOPIC)
+        ensure_internal_topics(internal, [*internal_topic_specs(self.settings.worker), slots_spec])
+
+    def _start_logs(self, internal: KafkaClients, worker_id: str) -> _InternalLogs:
+        """3. Read the config, status and slots logs to their end (each stopped by `stop` once started)."""
+        settings = self.settings
         config_log = ConfigLog(settings.config_topic.name, internal)
-        self._logs.append(config_log)
-        config_log.start(START_TIMEOUT_S)
         status = KafkaStatusStore(settings.status_topic.name, internal, worker_id)
-        self._logs.append(status)
-        status.start(START_TIMEOUT_S)
-        slot_log = SlotLog(slots.name, internal)
-        self._logs.append(slot_log)
-        slot_log.start(START_TIMEOUT_S)
+        slot_log = SlotLog(settings.slots_topic.name, internal)
+        for internal_log in (config_log, status, slot_log):
+            self._logs.append(internal_log)
+            internal_log.start(START_TIMEOUT_S)
+        return _InternalLogs(config_log, status, slot_log)
 
+    def _build_engine(
+        self, internal: KafkaClients, worker_id: str, registry: PluginRegistry, status: KafkaStatusStore
+    ) -> _Engine:
+        """3. The Worker, with the offsets store and a status listener that stamps generations."""
+        settings = self.settings
         guard = StallGuard(stall_threshold(settings.session_timeout_ms / 1000, settings.heartbeat_interval_ms / 1000))
         offsets = KafkaOffsetStore(settings.offset_topic.name, internal)
         clients = connector_clients(settings, guard)
         generations = Generations()
         worker = Worker(
             worker_id=worker_id,
-            config=config,
+            config=settings.worker,
             plugins=registry,
             offset_store=offsets,
             status=StampedStatusListener(status, worker_id, generations),
@@ -135,11 +157,17 @@ class DistributedWorker:
             task_process_silence_s=guard.threshold,
         )
         self._worker = worker
-        work = LocalWork(worker, generations)
-        self._work = work
-        graceful = config.task_shutdown_graceful_timeout_ms / 1000
-        coordinator = Coordinator(
-            Identity(worker_id, url),
+        self._work = LocalWork(worker, generations)
+        return _Engine(worker, self._work, offsets, clients, guard, generations)
+
+    def _build_coordinator(
+        self, identity: Identity, logs: _InternalLogs, engine: _Engine, registry: PluginRegistry
+    ) -> Coordinator:
+        """5. The coordinator (started with the rest in `_start_running`)."""
+        settings = self.settings
+        graceful = settings.worker.task_shutdown_graceful_timeout_ms / 1000
+        self.coordinator = Coordinator(
+            identity,
             Timing(
                 sync_timeout=max(settings.worker_sync_timeout_ms / 1000, 1.0),
                 write_timeout=30.0,
@@ -147,60 +175,79 @@ class DistributedWorker:
                 handoff_timeout=graceful + 2.0,
                 reclaim_after=(settings.session_timeout_ms + settings.heartbeat_interval_ms) / 1000,
             ),
-            config_log=config_log,
-            slot_log=slot_log,
-            status=status,
-            work=work,
+            config_log=logs.config,
+            slot_log=logs.slots,
+            status=logs.status,
+            work=engine.work,
             registry=registry,
-            fence=self._fencer(clients) if worker.exactly_once_source else None,
+            fence=self._fencer(engine.clients) if engine.worker.exactly_once_source else None,
         )
-        self.coordinator = coordinator
-        rebalances = RebalanceMetrics(config.metrics_windows)
-        membership = Membership(
-            membership_consumer_factory(settings, worker_id),
-            slots.name,
+        return self.coordinator
+
+    def _build_membership(
+        self, worker_id: str, coordinator: Coordinator, guard: StallGuard, rebalances: RebalanceMetrics
+    ) -> Membership:
+        """5. The membership of the slots group (started with the rest in `_start_running`)."""
+        self.membership = Membership(
+            membership_consumer_factory(self.settings, worker_id),
+            self.settings.slots_topic.name,
             coordinator,
             name="worker",
             guard=guard,
             rebalances=rebalances,
         )
-        self.membership = membership
+        return self.membership
+
+    def _build_herder(
+        self,
+        worker_id: str,
+        registry: PluginRegistry,
+        logs: _InternalLogs,
+        engine: _Engine,
+        membership: Membership,
+        coordinator: Coordinator,
+    ) -> DistributedHerder:
+        """The herder REST asks; healthy once the group is joined and the first assignment reconciled."""
 
         def ready() -> bool:
             return membership.wait_joined(0) and coordinator.reconciled.is_set()
 
+        settings = self.settings
         self.herder = DistributedHerder(
             worker_id=worker_id,
-            config=config,
+            config=settings.worker,
             group_id=settings.group_id,
             exactly_once_enabled=settings.exactly_once_enabled,
             registry=registry,
-            config_log=config_log,
-            status=status,
-            offset_store=offsets,
-            clients=clients,
+            config_log=logs.config,
+            status=logs.status,
+            offset_store=engine.offsets,
+            clients=engine.clients,
             ready=ready,
-            secrets=worker.secrets,
+            secrets=engine.worker.secrets,
         )
-        herder = self.herder
+        return self.herder
+
+    def _start_running(
+        self,
+        logs: _InternalLogs,
+        engine: _Engine,
+        herder: DistributedHerder,
+        coordinator: Coordinator,
+        membership: Membership,
+    ) -> LoggerLevels:
+        """4 and 5. Secrets and logger levels followed, then the Worker, the coordinator and the membership
+        started, in that order; returns the worker's logger levels (REST's `/admin/loggers`)."""
+        worker = engine.worker
         # A value from a config provider with a TTL changed: restart the connector and its tasks with it.
         worker.secrets.on_change(lambda name: herder.restart_connector(RestartRequest(name, include_tasks=True)))
         self._undo_log_redaction = redact_logs(worker.secrets.redactor)
         loggers = LoggerLevels()
-        ClusterLoggers(config_log, loggers).start()
+        ClusterLoggers(logs.config, loggers).start()
         worker.start()
         coordinator.start()
         membership.start()
-        metrics = cluster_metric_groups(
-            worker.metric_groups,
-            rebalances,
-            lambda: generations.current,
-            lambda: slot_log.owners().get(0, ""),
-            work.running,
-            lambda: len(membership.owned()),
-        )
-        cluster = cluster_view(slot_log, worker_id, url, config)
-        deferred.attach(create_app(self.herder, loggers=loggers, metrics=metrics, cluster=cluster))
+        return loggers
 
     def stop(self) -> None:
         """Stop REST, leave the group (tasks stop and commit), then the Worker and the logs."""
@@ -237,3 +284,24 @@ class DistributedWorker:
             fence_zombie_tasks(clients, group, connector, previous_task_count, connector_config)
 
         return fence
+
+
+@dataclass(frozen=True)
+class _InternalLogs:
+    """The compacted internal topics this worker follows."""
+
+    config: ConfigLog
+    status: KafkaStatusStore
+    slots: SlotLog
+
+
+@dataclass(frozen=True)
+class _Engine:
+    """The Worker and what it was built with."""
+
+    worker: Worker
+    work: LocalWork
+    offsets: KafkaOffsetStore
+    clients: KafkaClients
+    guard: StallGuard
+    generations: Generations
