@@ -43,7 +43,8 @@ from workers.distributed.clients import connector_clients, internal_clients, mem
 from workers.distributed.cluster_loggers import ClusterLoggers
 from workers.distributed.cluster_metrics import RebalanceMetrics, cluster_metric_groups
 from workers.distributed.cluster_view import cluster_view
-from workers.distributed.coordinator import Coordinator, Identity, Timing
+from workers.distributed.coordinator import Coordinator
+from workers.distributed.coordinator_settings import Identity, Timing
 from workers.distributed.distributed_config import SLOTS_STORAGE_TOPIC
 from workers.distributed.generations import Generations
 from workers.distributed.herder import DistributedHerder
