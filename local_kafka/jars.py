@@ -18,11 +18,13 @@ __all__ = [
     "libs_dir",
 ]
 
+KAFKA_VERSION_ENV = "KCONNECT_KAFKA_VERSION"
+
 KAFKA_JARS = MavenJars(
     name="kafka",
     pom=Path(__file__).with_name("pom.xml"),
     version_property="kafka.version",
-    version_env="KCONNECT_KAFKA_VERSION",
+    version_env=KAFKA_VERSION_ENV,
     is_complete=lambda libs, _version: any(libs.glob("kafka_2.13-*.jar")),
     error=LocalKafkaError,
 )

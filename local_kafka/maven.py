@@ -24,12 +24,13 @@ from pathlib import Path
 log = logging.getLogger(__name__)
 
 MARKER = ".kconnect-complete"
+CACHE_DIR_ENV = "KCONNECT_CACHE_DIR"
 _POM_NS = {"m": "http://maven.apache.org/POM/4.0.0"}
 
 
 def cache_root() -> Path:
     """`$KCONNECT_CACHE_DIR`, else `${XDG_CACHE_HOME:-~/.cache}/kconnect`."""
-    explicit = os.environ.get("KCONNECT_CACHE_DIR")
+    explicit = os.environ.get(CACHE_DIR_ENV)
     if explicit:
         return Path(explicit).expanduser()
     xdg = os.environ.get("XDG_CACHE_HOME")

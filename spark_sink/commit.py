@@ -17,20 +17,20 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from connect.api import TopicPartition
 from spark_sink.buffers import ClosedBatch
 from spark_sink.epoch import EpochPlan, PlannedCommit, plan_epoch
-from spark_sink.faults import CommitStep, FaultInjector
+from spark_sink.faults import CommitStep, FaultInjector, no_faults
 from spark_sink.handoff import HandoffChoice
 from spark_sink.layout import manifest_path, staging_dir
 from spark_sink.ledger import Ledgers
 from spark_sink.manifest import Manifest, ManifestFile
 from spark_sink.recovery import manifest_seqs, publish
 from spark_sink.spark_job import staged_files, write_job
+from spark_sink.spark_resources import SparkResources
 from spark_sink.storage import Storage
 
 log = logging.getLogger(__name__)
@@ -66,29 +66,27 @@ class EpochCommitter:
         self,
         settings: CommitSettings,
         ledgers: Ledgers,
-        storage: Callable[[], Storage],
-        spark: Callable[[], Any],
-        faults: Callable[[], FaultInjector],
-        handoff: Callable[[], HandoffChoice],
+        resources: SparkResources,
+        fault_injector: FaultInjector = no_faults,
     ) -> None:
+        """`resources`: the task's session, storage and hand-off (`spark_resources`); `fault_injector`:
+        called at each step of the protocol (`faults.CommitStep`)."""
         self.settings = settings
         self.ledgers = ledgers
-        self._storage = storage
-        self._spark = spark
-        self._faults = faults
-        self._handoff = handoff
+        self.resources = resources
+        self.fault_injector = fault_injector
         self._epochs = 0
         self.current_epoch: str | None = None
         """The epoch whose Spark job may be running (its job group), for cancellation."""
 
     def run(self, batches: Sequence[ClosedBatch]) -> EpochOutcome:
-        storage = self._storage()
+        storage = self.resources.storage()
         numbered, stale = self._number(batches)
         outcome = EpochOutcome("", stale=stale)
         if not numbered:
             return outcome
         plan, located = self._stage(storage, numbered, outcome)
-        faults = self._faults()
+        faults = self.fault_injector
         faults(CommitStep.STAGED, None)
         started = time.monotonic()
         for commit in plan.commits:
@@ -121,9 +119,9 @@ class EpochCommitter:
             started = time.monotonic()
             try:
                 located: dict[str, str] = {}
-                spark = self._spark() if plan.jobs else None
-                handoff = self._handoff() if plan.jobs else HandoffChoice(None)
-                self._faults()(CommitStep.SPARK_JOB, None)
+                spark = self.resources.spark() if plan.jobs else None
+                handoff = self.resources.handoff_choice() if plan.jobs else HandoffChoice(None)
+                self.fault_injector(CommitStep.SPARK_JOB, None)
                 for job in plan.jobs:
                     area = handoff.area_for(job.table.num_rows)
                     write_job(spark, storage, job, self.settings.codec, self.settings.block_size, epoch_id, area)

@@ -18,18 +18,14 @@ asks for a commit when one is due, so they happen without new records too.
 from __future__ import annotations
 
 import logging
-import os
-import threading
 import time
 import uuid
 from collections.abc import Collection, Mapping, Sequence
-from typing import Any
 
 from connect.api import (
     ConnectError,
     DataError,
     RecordListBatch,
-    Schema,
     SinkRecord,
     SinkRecordBatch,
     SinkTask,
@@ -39,31 +35,17 @@ from connect.api.version import distribution_version
 from spark_sink.buffers import ClosedBatch, PartitionBuffer
 from spark_sink.commit import CommitSettings, EpochCommitter, EpochOutcome
 from spark_sink.config import SinkSettings
-from spark_sink.faults import CommitStep, CrashSpec, CrashSwitch, FaultInjector, no_faults
-from spark_sink.handoff import (
-    AUTO_MIN_ROWS,
-    Handoff,
-    HandoffArea,
-    HandoffChoice,
-    LocalHandoffArea,
-    StorageHandoffArea,
-    choose_handoff,
-    local_parent,
-    sweep_local,
-    sweep_storage,
-)
+from spark_sink.faults import CommitStep, FaultInjector, no_faults
+from spark_sink.handoff import Handoff, local_parent, sweep_local, sweep_storage
 from spark_sink.intake import PartitionState, RecordIntake, ReportErrant
 from spark_sink.layout import STAGING_DIR
 from spark_sink.ledger import Ledgers
 from spark_sink.partitioners import load_partitioner, load_timestamp_extractor
 from spark_sink.recovery import recover_partition
 from spark_sink.rotation import BackPressure, early_flushes
-from spark_sink.session import SESSIONS, SessionLease, is_spark_connect
-from spark_sink.spark_job import cancel_jobs
+from spark_sink.spark_resources import SparkResources
 from spark_sink.staging import sweep_staging
 from spark_sink.storage import Storage
-from spark_sink.storage.hadoop import HadoopStorage
-from spark_sink.storage.local import LocalStorage
 from spark_sink.task_metrics import SparkSinkMetrics
 from spark_sink.timezones import LocalClock, resolve
 from spark_sink.writer import WriterThread
@@ -84,17 +66,12 @@ class SparkParquetSinkTask(SinkTask):
     without a Struct per record."""
 
     def __init__(self) -> None:
-        self.fault_injector: FaultInjector = no_faults
-        """Called at each commit step (see `spark_sink.faults`); tests raise from it to simulate crashes.
-        `KCONNECT_SPARK_SINK_CRASH_AT` in the environment replaces it with a `CrashSwitch` at `start`."""
+        self._fault_injector: FaultInjector = no_faults
         self._settings: SinkSettings | None = None
         self._states: dict[TopicPartition, PartitionState] = {}
         self._ledgers = Ledgers()
-        self._lease: SessionLease | None = None
-        self._storage: Storage | None = None
-        self._spark_lock = threading.Lock()
-        self._handoff: Handoff | None = None
-        self._handoff_area: LocalHandoffArea | None = None
+        self._resources: SparkResources | None = None
+        self._committer: EpochCommitter | None = None
         self._writer: WriterThread | None = None
         self._intake: RecordIntake | None = None
         self._backpressure = BackPressure(1)
@@ -112,10 +89,7 @@ class SparkParquetSinkTask(SinkTask):
     def start(self, props: Mapping[str, str]) -> None:
         settings = SinkSettings.from_props(props)
         self._settings = settings
-        crash = CrashSpec.from_environ(os.environ)
-        if crash is not None:
-            log.warning("Test hook armed: this process is killed at %s #%d", crash.step.name, crash.occurrence)
-            self.fault_injector = CrashSwitch(crash, self._spark_job_running)
+        self._resources = SparkResources(settings, self.writer_id)
         try:
             sweep_local(local_parent())
         except OSError:
@@ -126,16 +100,14 @@ class SparkParquetSinkTask(SinkTask):
         self._intake = RecordIntake(settings, load_partitioner(config), extractor, clock, self._errant_reporting())
         self._backpressure = BackPressure(settings.flush_max_bytes)
         self._metrics = SparkSinkMetrics(self.context.plugin_metrics)
-        committer = EpochCommitter(
+        self._committer = EpochCommitter(
             CommitSettings(settings.topics_dir, settings.codec, settings.parquet_block_size, self.writer_id),
             self._ledgers,
-            self._require_storage,
-            self._require_spark,
-            lambda: self.fault_injector,
-            self._require_handoff,
+            self._resources,
+            self._fault_injector,
         )
         self._writer = WriterThread(
-            f"spark-sink-writer-{self.writer_id}", committer, self._request_commit, self._cancel_jobs
+            f"spark-sink-writer-{self.writer_id}", self._committer, self._request_commit, self._resources.cancel_jobs
         )
         log.info("Spark Parquet sink task %s writes to %s", self.writer_id, settings.root)
 
@@ -147,7 +119,7 @@ class SparkParquetSinkTask(SinkTask):
         self._end_call()
 
     def put(self, records: Sequence[SinkRecord]) -> None:
-        self.put_batches(_as_batches(records))
+        self.put_batches(RecordListBatch.of_records(records))
 
     def put_batches(self, batches: Sequence[SinkRecordBatch]) -> None:
         writer = self._require_writer()
@@ -189,13 +161,8 @@ class SparkParquetSinkTask(SinkTask):
             self._writer = None
         self._ledgers.clear()
         self._states.clear()
-        with self._spark_lock:
-            if self._handoff_area is not None:
-                self._handoff_area.close()
-                self._handoff_area = None
-            if self._lease is not None:
-                self._lease.release()
-                self._lease = None
+        if self._resources is not None:
+            self._resources.release()
 
     # -- for tests and benchmarks ----------------------------------------------------------------
 
@@ -206,7 +173,26 @@ class SparkParquetSinkTask(SinkTask):
     @property
     def handoff(self) -> Handoff | None:
         """How batches reach Spark (`batch.handoff` as this session resolves it); None before the first flush."""
-        return self._handoff
+        return self._resources.handoff if self._resources is not None else None
+
+    @property
+    def spark_resources(self) -> SparkResources:
+        """The task's session, storage and hand-off, shared with its writer thread."""
+        if self._resources is None:
+            raise ConnectError("The task was not started")
+        return self._resources
+
+    @property
+    def fault_injector(self) -> FaultInjector:
+        """Called at each step of the commit protocol (`spark_sink.faults.CommitStep`): a seam where a
+        subclass or a harness observes or interrupts the protocol; it does nothing by default."""
+        return self._fault_injector
+
+    @fault_injector.setter
+    def fault_injector(self, injector: FaultInjector) -> None:
+        self._fault_injector = injector
+        if self._committer is not None:
+            self._committer.fault_injector = injector
 
     @property
     def settings(self) -> SinkSettings:
@@ -367,57 +353,7 @@ class SparkParquetSinkTask(SinkTask):
             context.request_commit()
 
     def _require_storage(self) -> Storage:
-        if self._storage is None:
-            root = self.settings.root
-            if root.startswith("file://"):
-                self._storage = LocalStorage(root)
-            else:
-                spark = self._require_spark()
-                if is_spark_connect(spark):
-                    # Manifests and moves go through the Hadoop classes in this process's JVM, which a
-                    # Spark Connect client does not have.
-                    raise ConnectError(
-                        f"path {root}: with Spark Connect (spark.master=sc://...) the sink writes to file:// "
-                        "paths only, on storage this worker and the Spark Connect server both see"
-                    )
-                self._storage = HadoopStorage(root, spark)
-        return self._storage
-
-    def _require_spark(self) -> Any:
-        with self._spark_lock:
-            if self._lease is None:
-                self._lease = SESSIONS.acquire(self.settings.spark_options)
-            return self._lease.spark
-
-    def _require_handoff(self) -> HandoffChoice:
-        """How the Spark jobs get their tables (`batch.handoff`); decided on the first flush."""
-        spark = self._require_spark()
-        with self._spark_lock:
-            if self._handoff is None:
-                self._handoff = choose_handoff(self.settings.handoff, spark)
-                log.info("Spark sink task %s hands batches to Spark as %s", self.writer_id, self._handoff.value)
-            if self._handoff is Handoff.ARROW:
-                return HandoffChoice(None)
-            if self._handoff_area is None:
-                self._handoff_area = LocalHandoffArea(local_parent())
-            local = self._handoff_area
-        area: HandoffArea = local
-        if self._handoff is Handoff.STORAGE_FILE:
-            area = StorageHandoffArea(self._require_storage(), local)
-        return HandoffChoice(area, AUTO_MIN_ROWS if self.settings.handoff == "auto" else 0)
-
-    def _spark_job_running(self) -> bool:
-        """For the crash hook: whether a stage runs (a classic session only; Spark Connect cannot tell)."""
-        with self._spark_lock:
-            lease = self._lease
-        if lease is None or is_spark_connect(lease.spark):
-            return False
-        return bool(lease.spark.sparkContext.statusTracker().getActiveStageIds())
-
-    def _cancel_jobs(self, group: str) -> None:
-        with self._spark_lock:
-            if self._lease is not None:
-                cancel_jobs(self._lease.spark, group)
+        return self.spark_resources.storage()
 
     def _require_writer(self) -> WriterThread:
         if self._writer is None:
@@ -428,29 +364,3 @@ class SparkParquetSinkTask(SinkTask):
         if self._intake is None:
             raise ConnectError("The task was not started")
         return self._intake
-
-
-def _as_batches(records: Sequence[SinkRecord]) -> list[SinkRecordBatch]:
-    """Records as batches: grouped by (original) topic partition, keeping each partition's order, and cut
-    where the value schema changes (a batch has one)."""
-    groups: dict[tuple[str, int], list[SinkRecord]] = {}
-    last_key: tuple[str, int] | None = None
-    current: list[SinkRecord] = []
-    for record in records:
-        key = (record.original_topic, record.original_kafka_partition)
-        if key != last_key:
-            current = groups.setdefault(key, [])
-            last_key = key
-        current.append(record)
-    batches: list[SinkRecordBatch] = []
-    for group in groups.values():
-        start = 0
-        for index in range(1, len(group) + 1):
-            if index == len(group) or not _same_schema(group[index].value_schema, group[start].value_schema):
-                batches.append(RecordListBatch(group[start:index]))
-                start = index
-    return batches
-
-
-def _same_schema(a: Schema | None, b: Schema | None) -> bool:
-    return a is b or a == b  # identity first: a converter usually hands out one schema object

@@ -136,6 +136,29 @@ class RecordListBatch(SinkRecordBatch):
     def record(self, index: int) -> SinkRecord:
         return self._records[index]
 
+    @classmethod
+    def of_records(cls, records: Sequence[SinkRecord]) -> list[SinkRecordBatch]:
+        """`records` as batches: grouped by (original) topic partition, each partition's order kept, and
+        cut where the key or value schema changes (a batch has one of each). A sink that writes batches
+        implements `put` with this when the runtime hands it records (a connector with transforms)."""
+        groups: dict[tuple[str, int], list[SinkRecord]] = {}
+        last_key: tuple[str, int] | None = None
+        current: list[SinkRecord] = []
+        for record in records:
+            key = (record.original_topic, record.original_kafka_partition)
+            if key != last_key:
+                current = groups.setdefault(key, [])
+                last_key = key
+            current.append(record)
+        batches: list[SinkRecordBatch] = []
+        for group in groups.values():
+            start = 0
+            for index in range(1, len(group) + 1):
+                if index == len(group) or not _same_schemas(group[start], group[index]):
+                    batches.append(cls(group[start:index]))
+                    start = index
+        return batches
+
 
 class SourceRecordBatch(_RecordColumns[SourceRecord]):
     """Consecutive records a source task read, as columns: one topic, one source partition, one schema each
@@ -309,4 +332,11 @@ def _same_batch(first: SourceRecord, other: SourceRecord) -> bool:
         and other.key_schema is first.key_schema
         and other.value_schema is first.value_schema
         and (other.source_partition is first.source_partition or other.source_partition == first.source_partition)
+    )
+
+
+def _same_schemas(first: SinkRecord, other: SinkRecord) -> bool:
+    # Identity first: a converter usually hands out one schema object for a run of records.
+    return (first.key_schema is other.key_schema or first.key_schema == other.key_schema) and (
+        first.value_schema is other.value_schema or first.value_schema == other.value_schema
     )

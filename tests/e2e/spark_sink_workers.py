@@ -24,7 +24,7 @@ import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 from confluent_kafka import Producer
 
-from spark_sink.faults import CRASH_AT_ENV
+from tests.support.spark_crash import CRASH_AT_ENV
 from tests.support.waiting import wait_until
 
 FLUSH_SIZE = 100

@@ -1,16 +1,16 @@
 """The Spark Parquet sink under kill -9 in real `kconnect standalone` processes: exactly once, no gaps.
 
 A worker process runs the sink on a topic of sequence-numbered JSON records. The crash test kills it
-with SIGKILL at each step of the commit protocol in turn, through the test hook
-`KCONNECT_SPARK_SINK_CRASH_AT` (`spark_sink.faults`): inside the Spark job, after staging, after a
-manifest, during the moves, and after publication but before the Kafka offset commit. After each kill
-the published files hold no offset twice (and a kill inside the job leaves the Parquet hand-off file it
-was reading, which the restarted task deletes); a restart without the hook then commits everything produced
-so far, and pyarrow reads every committed file: each (topic, partition, offset) and each sequence
-number is there exactly once, with no gaps. The rounds share one topic and output (each adds records,
-so the next kill meets a state that earlier kills and recoveries left). The rebalance test runs the
-same connector in two workers, one consumer group, and kills one of them mid-stream while records keep
-arriving; the same check follows.
+with SIGKILL at each step of the commit protocol in turn, through the tests' crash switch
+(`tests.support.spark_crash`, a sink task subclass armed by `SPARK_SINK_CRASH_AT`): inside the Spark
+job, after staging, after a manifest, during the moves, and after publication but before the Kafka
+offset commit. After each kill the published files hold no offset twice (and a kill inside the job
+leaves the Parquet hand-off file it was reading, which the restarted task deletes); a restart without
+the hook then commits everything produced so far, and pyarrow reads every committed file: each (topic,
+partition, offset) and each sequence number is there exactly once, with no gaps. The rounds share one
+topic and output (each adds records, so the next kill meets a state that earlier kills and recoveries
+left). The rebalance test runs the same connector in two workers, one consumer group, and kills one of
+them mid-stream while records keep arriving; the same check follows.
 
 Each worker starts its own SparkSession (a JVM, local[1], C1 compiler only); the file takes about
 2 minutes on an otherwise idle 2-core machine, several times that under heavy load.
@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from spark_sink.faults import CRASH_AT_ENV, CommitStep
+from spark_sink.faults import CommitStep
 from tests.e2e.spark_sink_workers import (
     FLUSH_SIZE,
     PARTITIONS,
@@ -43,6 +43,7 @@ from tests.e2e.spark_sink_workers import (
     wait_for,
     worker_file,
 )
+from tests.support.spark_crash import CRASH_AT_ENV, CRASHING_SINK
 
 pytestmark = [pytest.mark.e2e, pytest.mark.spark]
 
@@ -76,7 +77,11 @@ def test_kill_9_at_each_commit_step_then_restart_loses_and_duplicates_nothing(
     # Static membership: a restarted worker takes the killed one's place at once, without a session timeout.
     # Flushes of 100 records are below what `auto` hands over as a file: ask for the file, which kills must not
     # disturb either (bigger flushes take that path by default).
-    extra = {"consumer.override.group.instance.id": "crash", "batch.handoff": "parquet"}
+    extra = {
+        "consumer.override.group.instance.id": "crash",
+        "batch.handoff": "parquet",
+        "connector.class": CRASHING_SINK,
+    }
     sink_props = sink_file(tmp_path, "spark-crash", topic, root, **extra)
     producer.send(2 * FLUSH_SIZE * PARTITIONS)
 

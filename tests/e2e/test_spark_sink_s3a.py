@@ -30,7 +30,7 @@ import pyarrow.dataset as ds
 import pyarrow.fs as pafs
 import pytest
 
-from spark_sink.faults import CRASH_AT_ENV, CommitStep
+from spark_sink.faults import CommitStep
 from tests.e2e.spark_sink_workers import (
     FLUSH_SIZE,
     PARTITIONS,
@@ -43,6 +43,7 @@ from tests.e2e.spark_sink_workers import (
     write_properties,
 )
 from tests.fixtures.s3.plugin import S3Endpoint
+from tests.support.spark_crash import CRASH_AT_ENV, CRASHING_SINK
 
 pytestmark = [pytest.mark.e2e, pytest.mark.spark]
 
@@ -150,7 +151,12 @@ def test_kill_9_while_committing_to_s3a_then_restart_publishes_every_offset_once
     producer = SequenceProducer(kafka_bootstrap, topic)
     worker_props = worker_file(tmp_path, kafka_bootstrap, "worker")
     # Static membership: a restarted worker takes the killed one's place at once, without a session timeout.
-    overrides = {"consumer.override.group.instance.id": "s3a", "batch.handoff": "parquet", **local_s3.spark_options}
+    overrides = {
+        "consumer.override.group.instance.id": "s3a",
+        "batch.handoff": "parquet",
+        "connector.class": CRASHING_SINK,
+        **local_s3.spark_options,
+    }
     sink_props = sink_properties(tmp_path, topic, f"s3a://{bucket}/sink", overrides)
 
     for round_number, step in enumerate(CRASH_STEPS):

@@ -16,8 +16,8 @@ properties file. Variables override the properties file; the file overrides the 
 
 Both modes read them, standalone (`kconnect standalone`) as distributed (`kconnect worker`).
 
-A few `KCONNECT_` variables belong to kconnect's tooling and tests rather than to the worker
-(`RESERVED`); they are never read as worker keys.
+A few `KCONNECT_` variables belong to the parts of kconnect that share the worker's environment rather
+than to the worker's settings (`RESERVED`, each named by its owner): they are never read as worker keys.
 """
 
 from __future__ import annotations
@@ -25,15 +25,16 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from local_kafka.jars import KAFKA_VERSION_ENV
+from local_kafka.maven import CACHE_DIR_ENV
+from rest.extensions.basic_auth.jaas import KCONNECT_JAAS_ENV
+
 PREFIX = "KCONNECT_"
 RESERVED = frozenset(
     {
-        "KCONNECT_CACHE_DIR",
-        "KCONNECT_KAFKA_VERSION",
-        "KCONNECT_HADOOP_VERSION",
-        "KCONNECT_HDFS_URL",
-        "KCONNECT_SPARK_SINK_CRASH_AT",
-        "KCONNECT_JAAS_CONFIG",  # the basic-auth extension's JAAS file (rest.extensions.basic_auth)
+        CACHE_DIR_ENV,  # the local Kafka launcher's jar cache
+        KAFKA_VERSION_ENV,  # the Kafka version it starts
+        KCONNECT_JAAS_ENV,  # the basic-auth extension's JAAS file
         "KCONNECT_PLUGIN_WHEELS",  # the container image's directory of plug-in wheels (docker/entrypoint.sh)
     }
 )

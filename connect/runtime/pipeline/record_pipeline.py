@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic
 
-from connect.api.batch import SinkRecordBatch
+from connect.api.batch import RecordListBatch, SinkRecordBatch
 from connect.api.converter import Converter, HeaderConverter
 from connect.api.data import Schema
 from connect.api.records import Header, SinkRecord, SourceRecord, TopicPartition
@@ -33,7 +33,7 @@ from connect.runtime.pipeline.closing import close_quietly
 from connect.runtime.pipeline.error_handling import SKIP, ErrorHandler, RebuiltMessage, Stage
 from connect.runtime.pipeline.produced import KafkaHeaders, Produced
 from connect.runtime.pipeline.record_transformer import RecordTransformer
-from connect.runtime.pipeline.sink_batches import TIMESTAMP_TYPES, batches_of_records, split_by_partition
+from connect.runtime.pipeline.sink_batches import TIMESTAMP_TYPES, split_by_partition
 
 log = logging.getLogger(__name__)
 
@@ -248,7 +248,7 @@ class RecordPipeline(Generic[R]):
                 delivery.append(batch)
             else:
                 records, _ = self.to_sink_records(batch.messages, topics_seen, on_new_topic)
-                delivery.extend(batches_of_records(records))
+                delivery.extend(RecordListBatch.of_records(records))
         return delivery, offsets
 
     def to_sink_record(self, message: KafkaMessage) -> SinkRecord | None:

@@ -5,7 +5,7 @@ ByteArrayConverter a batch's columns are the consumer's bytes as they are, read 
 when the task first asks for them (a sink that does not store keys never reads them). Other converters
 convert a whole column in one call (`Converter.to_connect_data_batch`) before the task sees it; a
 column that cannot be converted whole (a value fails, or values differ in schema) is converted record
-by record under the error policy instead, and handed on as batches of records (`batches_of_records`).
+by record under the error policy instead, and handed on as batches of records (`RecordListBatch.of_records`).
 A `SinkRecord` is built only for a record the task indexes.
 """
 
@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from functools import cached_property
 from typing import Any
 
-from connect.api.batch import RecordListBatch, SinkRecordBatch
+from connect.api.batch import SinkRecordBatch
 from connect.api.converter import Converter
 from connect.api.data import Schema
 from connect.api.records import Headers, SinkRecord, TimestampType, TopicPartition
@@ -175,19 +175,3 @@ def split_by_partition(
         )
         for start, end in zip(starts, ends, strict=True)
     ]
-
-
-def batches_of_records(records: Sequence[SinkRecord]) -> list[SinkRecordBatch]:
-    """Records of one topic partition as batches, one per run of records with the same key and value
-    schemas (a batch has one of each)."""
-    batches: list[SinkRecordBatch] = []
-    start = 0
-    for index in range(1, len(records) + 1):
-        if index == len(records) or not _same_schemas(records[start], records[index]):
-            batches.append(RecordListBatch(records[start:index]))
-            start = index
-    return batches
-
-
-def _same_schemas(first: SinkRecord, other: SinkRecord) -> bool:
-    return first.key_schema == other.key_schema and first.value_schema == other.value_schema

@@ -6,7 +6,8 @@ from collections.abc import Mapping, Sequence
 
 import pytest
 
-from connect.api import RecordListBatch, SinkRecord, SinkTask, TopicPartition
+from connect.api import RecordListBatch, Schema, SinkRecord, SinkTask, TopicPartition
+from connect.api.data import INT32_SCHEMA, STRING_SCHEMA
 
 TP = TopicPartition("t", 3)
 
@@ -33,6 +34,23 @@ def test_a_batch_holds_records_of_one_partition() -> None:
         RecordListBatch(records([1]) + records([2], partition=4))
     with pytest.raises(ValueError, match="at least one"):
         RecordListBatch([])
+
+
+def test_of_records_groups_by_partition_in_order_and_cuts_where_a_schema_changes() -> None:
+    def typed(offset: int, partition: int, schema: Schema) -> SinkRecord:
+        return SinkRecord("t", partition, None, None, schema, "v", offset, 0)
+
+    given = [
+        typed(1, 3, STRING_SCHEMA),
+        typed(7, 4, STRING_SCHEMA),
+        typed(2, 3, STRING_SCHEMA),
+        typed(3, 3, INT32_SCHEMA),
+        typed(8, 4, STRING_SCHEMA),
+    ]
+    batches = RecordListBatch.of_records(given)
+    assert [(b.topic_partition.partition, list(b.offsets)) for b in batches] == [(3, [1, 2]), (3, [3]), (4, [7, 8])]
+    assert [b.value_schema for b in batches] == [STRING_SCHEMA, INT32_SCHEMA, STRING_SCHEMA]
+    assert RecordListBatch.of_records([]) == []
 
 
 class PutOnly(SinkTask):
