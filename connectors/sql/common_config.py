@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from connect.api import (
@@ -123,3 +124,14 @@ def validate_connection(results: list[ConfigValue]) -> None:
     problem = check_reachable(settings)
     if problem is not None:
         by_name[CONNECTION_URL].error_messages.append(problem)
+
+
+def validate_config(
+    definition: ConfigDef, cross_field_errors: Callable[[list[ConfigValue]], None], props: Mapping[str, str]
+) -> list[ConfigValue]:
+    """`Connector.validate` of both SQL connectors: each key, then the connector's rules across keys, then
+    the database's answer (only when the connection keys are valid)."""
+    results = definition.validate(props)
+    cross_field_errors(results)
+    validate_connection(results)
+    return results

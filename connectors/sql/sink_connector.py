@@ -10,7 +10,7 @@ from collections.abc import Mapping
 
 from connect.api import Config, ConfigDef, ConfigValue, SinkConnector, SinkTask
 from connect.api.version import distribution_version
-from connectors.sql.common_config import validate_connection
+from connectors.sql.common_config import validate_config
 from connectors.sql.sink_config import CONFIG_DEF, SinkSettings, cross_field_errors
 from connectors.sql.sink_task import SqlSinkTask
 
@@ -28,10 +28,7 @@ class SqlSinkConnector(SinkConnector):
         return CONFIG_DEF
 
     def validate(self, props: Mapping[str, str]) -> list[ConfigValue]:
-        results = CONFIG_DEF.validate(props)
-        cross_field_errors(results)
-        validate_connection(results)
-        return results
+        return validate_config(CONFIG_DEF, cross_field_errors, props)
 
     def start(self, props: Mapping[str, str]) -> None:
         SinkSettings.from_config(Config(CONFIG_DEF, props))

@@ -27,7 +27,7 @@ from connect.api import (
     SourceTask,
 )
 from connect.api.version import distribution_version
-from connectors.sql.common_config import connection_settings, validate_connection
+from connectors.sql.common_config import connection_settings, validate_config
 from connectors.sql.connection import ConnectionSettings, connect_with_retries, create_engine, describe_error
 from connectors.sql.source_config import (
     CATALOG_PATTERN,
@@ -88,10 +88,7 @@ class SqlSourceConnector(SourceConnector):
         return CONFIG_DEF
 
     def validate(self, props: Mapping[str, str]) -> list[ConfigValue]:
-        results = CONFIG_DEF.validate(props)
-        cross_field_errors(results)
-        validate_connection(results)
-        return results
+        return validate_config(CONFIG_DEF, cross_field_errors, props)
 
     def start(self, props: Mapping[str, str]) -> None:
         config = Config(CONFIG_DEF, props)

@@ -6,7 +6,6 @@ Answers are encoded once by `rest.wire`; the `response_model`s are for the OpenA
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Annotated
 from urllib.parse import quote
 
@@ -51,8 +50,9 @@ def create_connector(body: CreateConnectorRequest, herder: HerderDep, request: R
     """Create a connector; 201 with `Location: /connectors/{name}`, 409 if the name is taken."""
     name = (body.name or "").strip()
     initial_state = _initial_state(body.initial_state)
-    config = _with_name(name, body.config)
-    _, info = herder.put_connector_config(name, config, allow_replace=False, initial_state=initial_state)
+    # The herder checks that a `name` in the config matches and adds it otherwise (Kafka's
+    # checkAndPutConnectorConfigName), for this request as for every other writer.
+    _, info = herder.put_connector_config(name, body.config, allow_replace=False, initial_state=initial_state)
     return JsonAnswer(wire.connector_info(info), status_code=201, headers={"Location": _location(request, name)})
 
 
@@ -84,7 +84,7 @@ def put_connector_config(
     connector: ConnectorName, config: ConnectorConfig, herder: HerderDep, request: Request
 ) -> Response:
     """Create (201) or replace (200) the connector's config."""
-    created, info = herder.put_connector_config(connector, _with_name(connector, config), allow_replace=True)
+    created, info = herder.put_connector_config(connector, config, allow_replace=True)
     if created:
         return JsonAnswer(
             wire.connector_info(info), status_code=201, headers={"Location": _location(request, connector)}
@@ -121,16 +121,6 @@ def _initial_state(text: str | None) -> TargetState | None:
         return TargetState.from_initial_state(text)
     except ValueError:
         raise BadRequestError(f"Invalid initial_state '{text}'; expected RUNNING, PAUSED or STOPPED") from None
-
-
-def _with_name(name: str, config: Mapping[str, str]) -> dict[str, str]:
-    """Kafka's checkAndPutConnectorConfigName: `name` in the body must match; absent, it is added."""
-    included = config.get("name")
-    if included is not None and included != name:
-        raise BadRequestError(
-            f"Connector name configuration ({included}) doesn't match connector name in the URL ({name})"
-        )
-    return {**config, "name": name}
 
 
 def _location(request: Request, name: str) -> str:

@@ -129,6 +129,7 @@ class FakeHerder:
             raise BadRequestError(
                 f"Connector name configuration ({config['name']}) doesn't match connector name in the URL ({name})"
             )
+        config = {**config, "name": name}  # as the herders do (Kafka's checkAndPutConnectorConfigName)
         existing = self._connectors.get(name)
         if existing is not None and not allow_replace:
             raise AlreadyExistsError(f"Connector {name} already exists")

@@ -150,6 +150,7 @@ class BaseHerder(ABC):
         allow_replace: bool,
         initial_state: TargetState | None = None,
     ) -> tuple[bool, ConnectorInfo]:
+        # Kafka's checkAndPutConnectorConfigName: a `name` in the config must match; absent, it is added.
         included = config.get("name")
         if included is not None and included != name:
             raise BadRequestError(
