@@ -1,6 +1,6 @@
 """`StandaloneHerder`: the Herder of a single worker process, with Kafka Connect's standalone semantics.
 
-Connector configs, target states and task configs live in memory (`ConfigState`), as in Kafka: a standalone
+Connector configs, target states and task configs live in memory (`MemoryConfigStore`), as in Kafka: a standalone
 worker re-creates its connectors from the files on its command line at every start. Statuses live in the
 `MemoryStatusStore` the Worker reports to; source offsets in the worker's `OffsetStore` (a file when
 `offset.storage.file.filename` is set), so they survive restarts.
@@ -44,7 +44,7 @@ from connect.runtime.kafka import KafkaClients
 from connect.runtime.logs.levels import LoggerLevels
 from connect.runtime.offsets import OffsetStore
 from connect.runtime.plugins import PluginRegistry
-from connect.runtime.stores.memory_config_store import ConfigState
+from connect.runtime.stores.memory_config_store import MemoryConfigStore
 from connect.runtime.stores.memory_status_store import MemoryStatusStore
 from connect.runtime.worker import Worker
 from workers.common.health import HEALTHY, STARTING, UNHEALTHY
@@ -92,7 +92,7 @@ class StandaloneHerder(BaseHerder):
         self.worker = worker
         self._statuses = status_store
         self._request_timeout = request_timeout
-        self._configs = ConfigState()
+        self._configs = MemoryConfigStore()
         self._lock = threading.RLock()
         self._thread = HerderThread(self._lock)
         self._ready = False

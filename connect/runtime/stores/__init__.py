@@ -2,7 +2,7 @@
 
 | what | standalone mode and tests | distributed mode (compacted internal topics, Kafka Connect's formats) |
 |---|---|---|
-| connector and task configs | `memory_config_store.ConfigState` | `config_log.ConfigLog` over `config_records` |
+| connector and task configs | `memory_config_store.MemoryConfigStore` | `config_log.ConfigLog` over `config_records` |
 | statuses | `memory_status_store.MemoryStatusStore` | `kafka_status_store.KafkaStatusStore` over `status_records` |
 | source offsets | `local_offset_store` (memory, or a file) | `kafka_offset_store.KafkaOffsetStore` |
 

@@ -25,7 +25,7 @@ class _ConnectorEntry:
     applied_config: dict[str, str] | None = None
 
 
-class ConfigState:
+class MemoryConfigStore:
     def __init__(self) -> None:
         self._connectors: dict[str, _ConnectorEntry] = {}
         # Counts the changes: whoever read this state can tell from it alone, without the herder lock,

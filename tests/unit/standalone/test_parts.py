@@ -14,7 +14,7 @@ from connect.api.records import TopicPartition
 from connect.runtime.domain.errors import BadRequestError
 from connect.runtime.domain.info import ConnectorOffset
 from connect.runtime.domain.states import ConnectorTaskId, TargetState
-from connect.runtime.stores.memory_config_store import ConfigState
+from connect.runtime.stores.memory_config_store import MemoryConfigStore
 from workers.common.deferred_app import DeferredApp
 from workers.herding.offset_admin import parse_sink_offsets, success_message
 from workers.herding.server_info import git_head
@@ -71,7 +71,7 @@ def test_success_messages_are_kafkas() -> None:
 
 
 def test_new_connector_defaults_to_started_and_update_keeps_target_state() -> None:
-    state = ConfigState()
+    state = MemoryConfigStore()
     state.put_connector_config("c", {"name": "c"}, None)
     assert state.target_state("c") is TargetState.STARTED
     state.put_target_state("c", TargetState.PAUSED)
@@ -81,7 +81,7 @@ def test_new_connector_defaults_to_started_and_update_keeps_target_state() -> No
 
 
 def test_task_configs_change_when_their_content_or_the_connector_config_changes() -> None:
-    state = ConfigState()
+    state = MemoryConfigStore()
     state.put_connector_config("c", {"name": "c"}, None)
     tasks = [{"a": "1"}, {"a": "2"}]
     assert state.task_configs_changed("c", tasks)
@@ -94,7 +94,7 @@ def test_task_configs_change_when_their_content_or_the_connector_config_changes(
 
 
 def test_task_config_of_an_unknown_task_is_none() -> None:
-    state = ConfigState()
+    state = MemoryConfigStore()
     state.put_connector_config("c", {"name": "c"}, None)
     assert state.task_config(ConnectorTaskId("c", 0)) is None
     assert state.task_config(ConnectorTaskId("other", 0)) is None
