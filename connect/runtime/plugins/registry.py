@@ -22,6 +22,7 @@ from connect.api.converter import Converter, HeaderConverter
 from connect.api.errors import ConfigError, NotFoundError
 from connect.api.transform import Predicate, Transformation
 from connect.runtime.domain.info import ConnectorType, PluginType
+from connect.runtime.domain.moved_modules import current_path
 from connect.runtime.plugins.java_names import JAVA_CLASS_NAMES, java_short_names
 
 log = logging.getLogger(__name__)
@@ -195,7 +196,7 @@ class PluginRegistry:
         return found
 
     def _import(self, dotted: str) -> list[PluginDesc]:
-        module_name, _, attr = dotted.rpartition(".")
+        module_name, _, attr = current_path(dotted).rpartition(".")
         try:
             loaded: Any = getattr(importlib.import_module(module_name), attr)
         except (ImportError, AttributeError, ValueError):

@@ -170,6 +170,17 @@ def test_user_providers_by_import_path_with_params(secrets: Path) -> None:
     assert resolved.min_ttl_ms == 250
 
 
+def test_a_builtin_provider_named_by_its_former_python_path_still_loads(secrets: Path) -> None:
+    props = {
+        "config.providers": "file",
+        "config.providers.file.class": "connect.runtime.config_providers.builtin.FileConfigProvider",
+    }
+    resolved = ConfigTransformer(ConfigProviders.from_props(props)).transform(
+        {"password": f"${{file:{secrets / 'db.properties'}:password}}"}
+    )
+    assert resolved.config == {"password": "file-s3cret"}
+
+
 def test_worker_properties_are_resolved_with_their_own_providers(secrets: Path) -> None:
     config = WorkerConfig.from_props(
         {

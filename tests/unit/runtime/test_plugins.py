@@ -23,7 +23,7 @@ from connect.api import (
 from connect.converters import JsonConverter, SimpleHeaderConverter, StringConverter
 from connect.runtime.domain.info import ConnectorType, PluginType
 from connect.runtime.plugins import JAVA_CLASS_NAMES, PluginRegistry
-from connect.transforms import InsertFieldValue, TopicNameMatches
+from connect.transforms import Filter, InsertFieldValue, TopicNameMatches
 
 
 class _NoopSourceTask(SourceTask):
@@ -243,6 +243,15 @@ def test_a_dotted_name_nothing_registered_is_imported_as_a_last_resort() -> None
         registry.transformation_class("connect.transforms.filter.NoSuchClass")
     with pytest.raises(ConfigError):
         registry.connector_class("connect.transforms.filter.Filter")  # not a connector
+
+
+def test_a_class_named_by_the_python_path_it_had_before_its_package_moved_still_resolves() -> None:
+    # Stored connector configs may name built-in plug-ins by where they lived until they left the runtime.
+    registry = PluginRegistry()
+    assert registry.transformation_class("connect.runtime.transforms.filter.Filter") is Filter
+    assert registry.converter_class("connect.runtime.converters.json.JsonConverter") is JsonConverter
+    with pytest.raises(ConfigError):
+        registry.transformation_class("connect.runtime.transforms.filter.NoSuchClass")
 
 
 def test_classes_that_are_no_plugins_are_ignored() -> None:

@@ -16,6 +16,7 @@ from importlib import metadata
 from connect.api.config_provider import ConfigProvider
 from connect.api.errors import ConfigError
 from connect.runtime.config.providers.builtin import BUILTIN_PROVIDERS
+from connect.runtime.domain.moved_modules import current_path
 
 log = logging.getLogger(__name__)
 
@@ -81,7 +82,7 @@ def _provider_class(class_name: str, class_key: str) -> type[ConfigProvider]:
             loaded = entry_point.load()
         elif "." in class_name or ":" in class_name:
             separator = ":" if ":" in class_name else "."
-            module_name, _, attribute = class_name.rpartition(separator)
+            module_name, _, attribute = current_path(class_name).rpartition(separator)
             loaded = getattr(importlib.import_module(module_name), attribute)
         else:
             raise ConfigError(f"Invalid value {class_name} for configuration {class_key}: no such config provider")
