@@ -17,7 +17,7 @@ from connect.runtime.herder import Herder
 from connect.runtime.logs.levels import LoggerLevels
 from rest.errors import install_error_handlers
 from rest.expand_answers import ExpandAnswers
-from rest.middleware import StripTrailingSlash
+from rest.http_layers.trailing_slash import StripTrailingSlash
 from rest.routes import connectors, lifecycle, offsets, plugins, root
 from rest.routes import loggers as logger_routes
 from rest.routes import metrics as metric_routes

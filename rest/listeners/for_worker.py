@@ -8,9 +8,9 @@ from collections.abc import Mapping
 from starlette.types import ASGIApp
 
 from connect.runtime.config.worker_config import WorkerConfig
-from rest.http_stack import http_stack
-from rest.listeners import HTTPS, parse_listeners
-from rest.server import RestServer
+from rest.http_layers.stack import http_stack
+from rest.listeners.addresses import HTTPS, parse_listeners
+from rest.listeners.server import RestServer
 from rest.tls import ADMIN_LISTENERS_PREFIX, LISTENERS_PREFIX, TlsSettings, server_context
 
 ADMIN_LISTENERS = "admin.listeners"

@@ -23,9 +23,9 @@ import uvicorn
 from starlette.types import ASGIApp
 
 from connect.api.errors import ConfigError
-from rest.listener_roles import AdminEndpoints, ListenerRoles
-from rest.listeners import ALL_INTERFACES, HTTPS, Listener, advertised_protocol, parse_listeners
-from rest.uvicorn_server import ListenerServer
+from rest.listeners.roles import AdminEndpoints, ListenerRoles
+from rest.listeners.addresses import ALL_INTERFACES, HTTPS, Listener, advertised_protocol, parse_listeners
+from rest.listeners.uvicorn_sockets import ListenerServer
 
 _log = logging.getLogger(__name__)
 
