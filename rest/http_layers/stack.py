@@ -20,11 +20,11 @@ from dataclasses import dataclass
 from starlette.types import ASGIApp
 
 from connect.runtime.config.worker_config import WorkerConfig
+from rest.extensions.authentication import RequireAuthentication
+from rest.extensions.loader import REST_EXTENSION_CLASSES, RestExtensions, load_rest_extensions
 from rest.http_layers.body_limit import REQUEST_BODY_MAX_BYTES, BodyLimit
 from rest.http_layers.cors import ALLOW_METHODS, ALLOW_ORIGIN, with_cors
 from rest.http_layers.cross_site import RefuseCrossSiteWrites
-from rest.extensions.authentication import RequireAuthentication
-from rest.extensions.loader import REST_EXTENSION_CLASSES, RestExtensions, load_rest_extensions
 from rest.http_layers.response_headers import RESPONSE_HTTP_HEADERS_CONFIG, ResponseHeaders, parse_header_rules
 
 

@@ -23,8 +23,8 @@ import uvicorn
 from starlette.types import ASGIApp
 
 from connect.api.errors import ConfigError
-from rest.listeners.roles import AdminEndpoints, ListenerRoles
 from rest.listeners.addresses import ALL_INTERFACES, HTTPS, Listener, advertised_protocol, parse_listeners
+from rest.listeners.roles import AdminEndpoints, ListenerRoles
 from rest.listeners.uvicorn_sockets import ListenerServer
 
 _log = logging.getLogger(__name__)

@@ -17,7 +17,7 @@ from playwright.sync_api import Browser
 from connect.runtime.logs.levels import LoggerLevels
 from connect.runtime.metrics.groups import MetricGroup, task_tags
 from rest.app import create_app
-from rest.server import RestServer
+from rest.listeners.server import RestServer
 from tests.integration.test_dashboard import open_page, row
 from tests.support.fake_herder import FakeHerder
 from tests.support.rest_harness import file_source_config, isolated_root_logger

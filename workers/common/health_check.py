@@ -25,7 +25,7 @@ from connect.runtime.config.java_properties import read_properties
 from connect.runtime.config.worker_config import WorkerConfig
 from rest.extensions.basic_auth.extension import LOGIN_CONTEXT
 from rest.extensions.basic_auth.jaas import jaas_file_from_environment, read_jaas_file
-from rest.listeners import HTTPS, parse_listeners
+from rest.listeners.addresses import HTTPS, parse_listeners
 from rest.tls import TlsSettings, client_context
 from workers.common.worker_props import load_worker_props
 

@@ -11,8 +11,8 @@ import os
 from urllib.parse import urlsplit
 
 from connect.runtime.config.worker_config import WorkerConfig
-from rest.server import RestServer
-from rest.worker_listeners import rest_server_for
+from rest.listeners.for_worker import rest_server_for
+from rest.listeners.server import RestServer
 from workers.common.deferred_app import DeferredApp
 
 

@@ -9,7 +9,7 @@ the trust and key stores of this worker's https listeners: the workers of a clus
 from __future__ import annotations
 
 from connect.runtime.config.worker_config import WorkerConfig
-from rest.listeners import HTTPS, parse_listeners
+from rest.listeners.addresses import HTTPS, parse_listeners
 from rest.tls import LISTENERS_PREFIX, TlsSettings, client_context
 from rest.ui import ClusterView, ClusterWorker
 from workers.distributed.slot_log import SlotLog

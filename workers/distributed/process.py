@@ -34,7 +34,7 @@ from connect.runtime.stores import ConfigLog, KafkaOffsetStore, KafkaStatusStore
 from connect.runtime.tasks.transactions import fence_zombie_tasks
 from connect.runtime.worker import Worker
 from rest.app import create_app
-from rest.server import RestServer
+from rest.listeners.server import RestServer
 from workers.common.deferred_app import DeferredApp
 from workers.common.heap import settle_heap
 from workers.common.logs import redact_logs

@@ -27,7 +27,7 @@ from connect.runtime.stores.local_offset_store import FileOffsetStore, MemoryOff
 from connect.runtime.stores.memory_status_store import MemoryStatusStore
 from connect.runtime.worker import Worker
 from rest.app import create_app
-from rest.server import RestServer
+from rest.listeners.server import RestServer
 from rest.ui import single_worker
 from workers.common.deferred_app import DeferredApp
 from workers.common.heap import settle_heap

@@ -16,9 +16,9 @@ from connect.api.errors import ConfigError
 from connect.runtime.config.worker_config import WorkerConfig
 from connect.runtime.logs.levels import LoggerLevels
 from rest.app import create_app
-from rest.http_stack import http_stack
-from rest.response_headers import parse_header_rules
-from rest.worker_listeners import rest_server_for
+from rest.http_layers.response_headers import parse_header_rules
+from rest.http_layers.stack import http_stack
+from rest.listeners.for_worker import rest_server_for
 from tests.support.asgi_client import AsgiClient
 from tests.support.fake_herder import FakeHerder
 from tests.support.rest_harness import file_source_config, isolated_root_logger

@@ -12,7 +12,7 @@ import pytest
 from connect.api.errors import ConfigError
 from connect.runtime.logs.levels import LoggerLevels
 from rest.app import create_app
-from rest.server import Listener, RestServer, parse_listeners
+from rest.listeners.server import Listener, RestServer, parse_listeners
 from tests.support.fake_herder import FakeHerder
 from tests.support.rest_harness import file_source_config, isolated_root_logger
 

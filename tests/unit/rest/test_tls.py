@@ -12,8 +12,8 @@ import pytest
 from connect.api.errors import ConfigError
 from connect.runtime.config.worker_config import WorkerConfig
 from rest.app import create_app
-from rest.server import RestServer
-from rest.worker_listeners import rest_server_for
+from rest.listeners.for_worker import rest_server_for
+from rest.listeners.server import RestServer
 from tests.support.certificates import KEY_PASSWORD, STORE_PASSWORD, TlsFiles, make_jks, make_tls_files
 from tests.support.fake_herder import FakeHerder
 

@@ -13,8 +13,8 @@ import pytest
 from connect.runtime.config.worker_config import WorkerConfig
 from connect.runtime.logs.levels import LoggerLevels
 from rest.app import create_app
-from rest.server import RestServer
-from rest.worker_listeners import rest_server_for
+from rest.listeners.for_worker import rest_server_for
+from rest.listeners.server import RestServer
 from tests.support.certificates import STORE_PASSWORD, TlsFiles, make_tls_files
 from tests.support.fake_herder import FakeHerder
 from tests.support.rest_harness import isolated_root_logger

@@ -10,7 +10,7 @@ from connect.api.errors import ConfigError
 from connect.runtime.config.worker_config import WorkerConfig
 from connect.runtime.logs.levels import LoggerLevels
 from rest.app import create_app
-from rest.worker_listeners import rest_server_for
+from rest.listeners.for_worker import rest_server_for
 from tests.fixtures.tcp_ports import free_port
 from tests.support.certificates import STORE_PASSWORD, make_tls_files
 from tests.support.fake_herder import FakeHerder
