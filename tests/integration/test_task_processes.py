@@ -200,14 +200,15 @@ def test_a_logger_level_set_on_the_worker_reaches_its_task_processes(
     topic = topic_factory(partitions=1)
     source_file = tmp_path / "in.txt"
     name = f"src-{uuid.uuid4().hex[:6]}"
-    source_logger = logging.getLogger("connect.runtime.tasks.worker_source_task")
+    # The offset commits log at DEBUG (`SourceOffsetCommitter`, one of the source task runner's parts).
+    source_logger = logging.getLogger("connect.runtime.tasks.source_offset_committer")
     with caplog.at_level(logging.INFO):
         source = harness.run(name, {"connector.class": "FileStreamSource", "file": str(source_file), "topic": topic})
         wait_until(lambda: harness.state(source) is State.RUNNING, 30, what="RUNNING")
         pid = harness.process_of(source).pid
         try:
             caplog.handler.setLevel(logging.DEBUG)  # the worker's root stays at INFO
-            source_logger.setLevel(logging.DEBUG)  # as PUT /admin/loggers/connect.runtime.tasks.worker_source_task does
+            source_logger.setLevel(logging.DEBUG)  # as PUT /admin/loggers/<its name> does
 
             def debug_line_from_the_task() -> bool:
                 _append(source_file, 0, 5)  # something to commit, so that the commit logs at DEBUG

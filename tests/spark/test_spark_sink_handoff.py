@@ -36,8 +36,7 @@ from connect.api.data import (
     TIMESTAMP_SCHEMA,
 )
 from spark_sink import handoff as handoff_module
-from spark_sink import spark_job
-from spark_sink import task as task_module
+from spark_sink import spark_job, spark_resources
 from spark_sink.buffers import Chunk, ClosedBatch
 from spark_sink.config import SinkSettings
 from spark_sink.decoding.connect_arrow import PRECISION_PARAM
@@ -472,7 +471,7 @@ def test_auto_hands_small_jobs_over_as_arrow(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(task_module, "AUTO_MIN_ROWS", 50)  # instead of 20,000: a file costs a fixed amount
+    monkeypatch.setattr(spark_resources, "AUTO_MIN_ROWS", 50)  # instead of 20,000: a file costs a fixed amount
     sink = harness_factory(flush_size=40)
     sink.open(TP)
     sink.put(json_records(TP, range(40)))
