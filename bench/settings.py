@@ -39,7 +39,7 @@ CONSUMER_SETTINGS: dict[str, str] = {
 # error of "time until the file is complete" and of the file-based latency.
 OFFSET_FLUSH_INTERVAL_MS = 250
 
-# Distributed mode, both systems: the failover target is S + H + 2 s with S = 10 s, H = 2 s.
+# Distributed mode, both systems: kconnect's failover target is S + H + 2 s with S = 10 s, H = 2 s.
 # Java's own defaults are S = 10 s and H = 3 s; kconnect's are Kafka Connect's. Partition counts of
 # the internal topics are Kafka's defaults, written out for both.
 SESSION_TIMEOUT_MS = 10_000

@@ -50,7 +50,8 @@ METRICS = ("p50_s", "p99_s")
 POLL_INTERVAL_S = 0.05
 BALANCE_WAIT_S = 30.0
 START_WAIT_S = 120.0
-# The target for kconnect: S + H + 2 s at p99.
+# kconnect's failover target: all of a dead worker's tasks RUNNING elsewhere within S + H + 2 s at p99
+# (S the session timeout, H the heartbeat interval).
 TARGET_S = (SESSION_TIMEOUT_MS + HEARTBEAT_INTERVAL_MS) / 1000 + 2
 
 

@@ -101,7 +101,7 @@ THROUGHPUT_METHOD = (
     "steady window is the {steady:.0f} s before the spawn. Unaffected tasks' throughput = their records per window "
     "in the rebalance window ÷ per window in the steady window; worst window = the lowest single 0.5 s window "
     "÷ the same steady mean. A delayed task catches up afterwards (datagen by at most 1 s worth of records, "
-    "VerifiableSource all of it), so the mean can hold while a window dips. Target (issue 3): ≥ "
+    "VerifiableSource all of it), so the mean can hold while a window dips. Target: ≥ "
     f"{TARGET_PCT:.0f} %. Details: the same ratio counted from the spawn, whose start-up takes CPU from the "
     "others on this machine's 2 cores. The plot below shows records/s per task around the first join of each row."
 )

@@ -1,5 +1,5 @@
-"""The security group's rows: the paired costs and shares within each repetition, and the verdict on the
-issue's targets that lands among kconnect's details (`bench/scenarios/security.py` measures them)."""
+"""The security group's rows: the paired costs and shares within each repetition, and the verdict on
+kconnect's security targets that lands among its details (`bench/scenarios/security.py` measures them)."""
 
 from __future__ import annotations
 

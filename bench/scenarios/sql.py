@@ -6,7 +6,7 @@ payload TEXT`), in insert and in upsert mode. kconnect is timed from `POST /conn
 `COUNT(*)` reaches N (polled every 100 ms); the plain loop is one Python process that reads the topic
 with an assigned consumer, decodes each value and writes each batch with one SQLAlchemy Core
 executemany (the same INSERT or `ON CONFLICT` upsert) and a commit. The Debezium JDBC sink in Java
-Connect is the issue's peer; its row says why it could not be measured here.
+Connect is the Java peer; its row says why it could not be measured here.
 
 Source: a table of N such rows is copied to a new topic. kconnect (`mode=incrementing`,
 `batch.max.rows=5000`, schemaless JSON values) is timed from `POST /connectors` until the topic's end
