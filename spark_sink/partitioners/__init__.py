@@ -5,7 +5,8 @@
 """
 
 from spark_sink.partitioners.base import Labels, Partitioner, PartitionInput, TimestampExtractor
-from spark_sink.partitioners.loader import load_partitioner, load_timestamp_extractor
+from spark_sink.partitioners.extractor_loader import load_timestamp_extractor
+from spark_sink.partitioners.loader import load_partitioner
 
 __all__ = [
     "Labels",

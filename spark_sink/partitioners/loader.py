@@ -21,7 +21,6 @@ from spark_sink.partitioners.builtin import (
     HourlyPartitioner,
     TimeBasedPartitioner,
 )
-from spark_sink.partitioners.extractor_loader import load_timestamp_extractor
 from spark_sink.partitioners.plugin_classes import import_class, instantiate
 
 ENTRY_POINT_GROUP = "kconnect.spark_partitioners"
@@ -60,6 +59,3 @@ def _entry_point(name: str) -> object | None:
             loaded: object = entry.load()
             return loaded
     return None
-
-
-__all__ = ["load_partitioner", "load_timestamp_extractor"]

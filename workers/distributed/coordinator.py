@@ -60,8 +60,6 @@ IDLE_WAKE_S = 1.0
 ERROR_BACKOFF_S = 1.0
 WORKER_RECORD_PREFIX = "kconnect-worker-"
 
-__all__ = ["Coordinator", "Identity", "Timing"]
-
 
 class Coordinator:
     def __init__(

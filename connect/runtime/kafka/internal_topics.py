@@ -51,14 +51,7 @@ def ensure_internal_topics(
     """
     topics = [s if isinstance(s, InternalTopicSpec) else InternalTopicSpec(**_fields(s)) for s in specs]
     reported: list[KafkaError] = []
-    settings = with_logging(log, clients.internal_config("admin", "kconnect-internal-topics"))
-    log_client_error = settings["error_cb"]
-
-    def on_error(error: KafkaError) -> None:
-        reported.append(error)
-        log_client_error(error)
-
-    settings["error_cb"] = on_error
+    settings = with_logging(log, clients.internal_config("admin", "kconnect-internal-topics"), reported.append)
     admin = AdminClient(settings)
     try:
         created = _create_missing(admin, topics, timeout)

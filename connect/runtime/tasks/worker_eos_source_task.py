@@ -44,9 +44,10 @@ from connect.runtime.kafka import TransactionalProducer, fencing_error, producer
 from connect.runtime.metrics.windows import Windows
 from connect.runtime.pipeline.record_pipeline import RecordPipeline
 from connect.runtime.tasks.contexts import TransactionRequest, WorkerSourceTaskContext, WorkerTransactionContext
+from connect.runtime.tasks.record_sender import QUEUE_FULL_WAIT_S
 from connect.runtime.tasks.topic_creation import TopicCreation, TopicCreationInterrupted
 from connect.runtime.tasks.transactions import TransactionalOffsetStore
-from connect.runtime.tasks.worker_source_task import QUEUE_FULL_WAIT_S, WorkerSourceTask
+from connect.runtime.tasks.worker_source_task import WorkerSourceTask
 
 log = logging.getLogger(__name__)
 

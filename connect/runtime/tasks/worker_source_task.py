@@ -48,7 +48,7 @@ from connect.runtime.pipeline.closing import close_quietly
 from connect.runtime.pipeline.record_pipeline import RecordPipeline
 from connect.runtime.pipeline.source_batches import as_records, count_records, sends_columns
 from connect.runtime.tasks.contexts import WorkerSourceTaskContext
-from connect.runtime.tasks.record_sender import QUEUE_FULL_WAIT_S, RecordSender
+from connect.runtime.tasks.record_sender import RecordSender
 from connect.runtime.tasks.source_deliveries import SourceDeliveries
 from connect.runtime.tasks.source_offset_committer import SourceOffsetCommitter
 from connect.runtime.tasks.topic_creation import TopicCreation, TopicCreationInterrupted
@@ -58,8 +58,6 @@ log = logging.getLogger(__name__)
 
 # An empty poll serves delivery reports for this long, so a task that never blocks does not spin a core.
 IDLE_POLL_S = 0.01
-
-__all__ = ["IDLE_POLL_S", "QUEUE_FULL_WAIT_S", "WorkerSourceTask"]
 
 
 class WorkerSourceTask(WorkerTask):

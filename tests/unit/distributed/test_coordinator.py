@@ -20,7 +20,8 @@ from connect.runtime.stores import ClusterConfigState, ConfigChange, ConfigLogSt
 from connect.runtime.stores import config_records as records
 from connect.runtime.stores.memory_status_store import MemoryStatusStore
 from connectors.datagen.connector import DatagenConnector
-from workers.distributed.coordinator import Coordinator, Identity, Timing
+from workers.distributed.coordinator import Coordinator
+from workers.distributed.coordinator_settings import Identity, Timing
 from workers.distributed.generations import Generations
 from workers.distributed.local_work import LocalWork
 from workers.distributed.placement import Unit, connector_unit
