@@ -7,7 +7,8 @@ killed with SIGKILL is the workers' group coordinator. Until the controller fenc
 timeout is shorter lose their slots and rejoin: their tasks stop and start again elsewhere. The
 pipeline must deliver every record (at-least-once), never hand a sink batch to two instances of a
 task at once, and run every task again once the remaining brokers have taken over; the broker then
-comes back and the cluster keeps working through it. The brokers are this test's own.
+comes back and the cluster keeps working through it. The brokers are the session's 3-node cluster,
+whose fixture starts any node still down after the test.
 
 A worker whose slots are lost (rather than revoked) stops their work at once, but the group may
 already have given them to another worker, so a task's stop and its start elsewhere may overlap by
@@ -23,6 +24,7 @@ from pathlib import Path
 import pytest
 from confluent_kafka.admin import AdminClient
 
+from local_kafka import LocalKafka
 from tests.e2e.test_distributed_plugins import Run, read_runs
 from tests.e2e.test_distributed_support import (
     cluster_factory,
@@ -33,7 +35,7 @@ from tests.e2e.test_distributed_support import (
     topic_keys,
     wait_until,
 )
-from tests.fixtures.kafka import new_topic, start_local_kafka
+from tests.fixtures.kafka import new_topic
 
 pytestmark = pytest.mark.e2e
 
@@ -66,39 +68,36 @@ def group_coordinator(bootstrap: str, group: str) -> int:
     return int(description.coordinator.id)
 
 
-def test_the_cluster_rides_out_the_crash_of_one_of_three_brokers(tmp_path: Path) -> None:
-    kafka = start_local_kafka(tmp_path / "kafka", nodes=3)
-    try:
-        with cluster_factory(kafka.bootstrap_servers, tmp_path) as make:
-            cluster = make(3)
-            admin = AdminClient({"bootstrap.servers": cluster.bootstrap})
-            topic = new_topic(admin, TASKS, 3, config={"min.insync.replicas": "2"}, prefix="kc-e2e")
-            cluster.create("src", datagen_config(cluster, topic, tasks=TASKS, rate=400, records=RECORDS))
-            cluster.create("sink", sink_config(cluster, topic, tasks=TASKS), via=cluster.workers[1])
-            wait_until(lambda: cluster.running_on(NAMES, 2 * TASKS, cluster.workers), 60, "the pipeline to run")
-            wait_until(lambda: len(sink_keys(cluster.runs, "sink")) > RECORDS // 5, 60, "a fifth of the records")
+def test_the_cluster_rides_out_the_crash_of_one_of_three_brokers(tmp_path: Path, local_kafka3: LocalKafka) -> None:
+    kafka = local_kafka3
+    with cluster_factory(kafka.bootstrap_servers, tmp_path) as make:
+        cluster = make(3)
+        admin = AdminClient({"bootstrap.servers": cluster.bootstrap})
+        topic = new_topic(admin, TASKS, 3, config={"min.insync.replicas": "2"}, prefix="kc-e2e")
+        cluster.create("src", datagen_config(cluster, topic, tasks=TASKS, rate=400, records=RECORDS))
+        cluster.create("sink", sink_config(cluster, topic, tasks=TASKS), via=cluster.workers[1])
+        wait_until(lambda: cluster.running_on(NAMES, 2 * TASKS, cluster.workers), 60, "the pipeline to run")
+        wait_until(lambda: len(sink_keys(cluster.runs, "sink")) > RECORDS // 5, 60, "a fifth of the records")
 
-            coordinator = group_coordinator(cluster.bootstrap, cluster.group)
-            kafka.kill_node(coordinator)
+        coordinator = group_coordinator(cluster.bootstrap, cluster.group)
+        kafka.kill_node(coordinator)
 
-            expected = expected_keys(TASKS, RECORDS)
-            wait_until(
-                lambda: not expected - sink_keys(cluster.runs, "sink"), 120, "every record in the sink", interval=0.5
-            )
-            assert set(topic_keys(cluster.bootstrap, topic)) >= expected
-            wait_until(lambda: cluster.running_on(NAMES, 2 * TASKS, cluster.workers), 60, "every task RUNNING")
-            assert group_coordinator(cluster.bootstrap, cluster.group) != coordinator
+        expected = expected_keys(TASKS, RECORDS)
+        wait_until(
+            lambda: not expected - sink_keys(cluster.runs, "sink"), 120, "every record in the sink", interval=0.5
+        )
+        assert set(topic_keys(cluster.bootstrap, topic)) >= expected
+        cluster.wait_running_on(NAMES, 2 * TASKS, cluster.workers, 60, "every task RUNNING")
+        assert group_coordinator(cluster.bootstrap, cluster.group) != coordinator
 
-            kafka.start_node(coordinator)
-            cluster.create("after", sink_config(cluster, topic, tasks=TASKS), via=cluster.workers[2])
-            names = [*NAMES, "after"]
-            wait_until(lambda: cluster.running_on(names, 3 * TASKS, cluster.workers), 60, "a new connector to run")
-            wait_until(lambda: not expected - sink_keys(cluster.runs, "after"), 60, "the new sink to read every record")
+        kafka.start_node(coordinator)
+        cluster.create("after", sink_config(cluster, topic, tasks=TASKS), via=cluster.workers[2])
+        names = [*NAMES, "after"]
+        wait_until(lambda: cluster.running_on(names, 3 * TASKS, cluster.workers), 60, "a new connector to run")
+        wait_until(lambda: not expected - sink_keys(cluster.runs, "after"), 60, "the new sink to read every record")
 
-            assert all(w.alive() for w in cluster.workers), cluster.logs()
-            assert batches_during_overlaps(read_runs(cluster.runs)) == []
-            for worker in cluster.workers:
-                worker.signal(signal.SIGTERM)
-                assert worker.wait_exit(30) == 0, worker.log_tail()
-    finally:
-        kafka.stop()
+        assert all(w.alive() for w in cluster.workers), cluster.logs()
+        assert batches_during_overlaps(read_runs(cluster.runs)) == []
+        for worker in cluster.workers:
+            worker.signal(signal.SIGTERM)
+            assert worker.wait_exit(30) == 0, worker.log_tail()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import time
 import uuid
-from pathlib import Path
 
 import pytest
 from confluent_kafka import Producer
@@ -12,7 +11,7 @@ from confluent_kafka.admin import AdminClient
 
 from connect.api.records import TopicPartition
 from connect.runtime.kafka import KafkaClients, TopicSpec
-from tests.fixtures.kafka import start_local_kafka
+from local_kafka import LocalKafka
 
 pytestmark = pytest.mark.integration
 
@@ -44,23 +43,21 @@ def test_partition_count_of_a_missing_topic_does_not_create_it(kafka_bootstrap: 
         kafka_admin.delete_topics([name])
 
 
-def test_end_offsets_are_found_again_after_a_broker_restart(tmp_path: Path) -> None:
-    cluster = start_local_kafka(tmp_path, nodes=1)  # its own broker: the session one must stay up
-    try:
-        admin = clients_for(cluster.bootstrap_servers).admin()
-        admin.create_topics([TopicSpec("restarted", 3, 1)])
-        producer = Producer({"bootstrap.servers": cluster.bootstrap_servers})
-        for i in range(9):
-            producer.produce("restarted", b"x", partition=i % 3)
-        assert producer.flush(30) == 0
-        partitions = [TopicPartition("restarted", p) for p in range(3)]
-        expected = dict.fromkeys(partitions, 3)
-        assert admin.end_offsets(partitions, timeout=30) == expected
+def test_end_offsets_are_found_again_after_a_broker_restart(restartable_kafka: LocalKafka) -> None:
+    cluster = restartable_kafka  # the session broker must stay up
+    topic = f"restarted-{uuid.uuid4().hex[:8]}"
+    admin = clients_for(cluster.bootstrap_servers).admin()
+    admin.create_topics([TopicSpec(topic, 3, 1)])
+    producer = Producer({"bootstrap.servers": cluster.bootstrap_servers})
+    for i in range(9):
+        producer.produce(topic, b"x", partition=i % 3)
+    assert producer.flush(30) == 0
+    partitions = [TopicPartition(topic, p) for p in range(3)]
+    expected = dict.fromkeys(partitions, 3)
+    assert admin.end_offsets(partitions, timeout=30) == expected
 
-        cluster.stop()
-        cluster.start()
+    cluster.stop()
+    cluster.start()
 
-        # The same admin client: its cached leader epochs are stale now (FENCED_LEADER_EPOCH).
-        assert admin.end_offsets(partitions, timeout=30) == expected
-    finally:
-        cluster.stop()
+    # The same admin client: its cached leader epochs are stale now (FENCED_LEADER_EPOCH).
+    assert admin.end_offsets(partitions, timeout=30) == expected

@@ -6,7 +6,6 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any, TypeVar
 
 import orjson
@@ -26,7 +25,8 @@ from connect.runtime.stores import (
     KafkaStatusStore,
     key_partition,
 )
-from tests.fixtures.kafka import TopicFactory, start_local_kafka
+from local_kafka import LocalKafka
+from tests.fixtures.kafka import TopicFactory
 from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.integration
@@ -482,35 +482,32 @@ def test_internal_topics_then_all_three_stores_start_on_them(
         kafka_admin.delete_topics([s.name for s in specs])
 
 
-def test_stores_ride_out_a_broker_restart(tmp_path: Path, stopper: Callable[[Any], Any]) -> None:
-    cluster = start_local_kafka(tmp_path, nodes=1)  # its own broker: the session one must stay up
-    try:
-        props = {"bootstrap.servers": cluster.bootstrap_servers}
-        clients = KafkaClients(producer_props=props, consumer_props=props, admin_props=props)
-        specs = [InternalTopicSpec("configs", 1, 1), InternalTopicSpec("status", 5, 1)]
-        ensure_internal_topics(clients, specs)
-        config = stopper(ConfigLog("configs", clients))
-        config.start(30)
-        statuses = stopper(KafkaStatusStore("status", clients, "w:1"))
-        statuses.start(30)
-        config.put_connector_config("before", {"a": "1"})
+def test_stores_ride_out_a_broker_restart(restartable_kafka: LocalKafka, stopper: Callable[[Any], Any]) -> None:
+    cluster = restartable_kafka  # the session broker must stay up
+    props = {"bootstrap.servers": cluster.bootstrap_servers}
+    clients = KafkaClients(producer_props=props, consumer_props=props, admin_props=props)
+    specs = [InternalTopicSpec("configs", 1, 1), InternalTopicSpec("status", 5, 1)]
+    ensure_internal_topics(clients, specs)
+    config = stopper(ConfigLog("configs", clients))
+    config.start(30)
+    statuses = stopper(KafkaStatusStore("status", clients, "w:1"))
+    statuses.start(30)
+    config.put_connector_config("before", {"a": "1"})
 
-        cluster.stop()
-        statuses.on_connector_startup("during")  # queued while the broker is down
-        written: list[int] = []
-        writer = threading.Thread(
-            target=lambda: written.append(config.put_connector_config("during", {"a": "2"}, timeout=120))
-        )
-        writer.start()
-        cluster.start()
-        writer.join(120)
+    cluster.stop()
+    statuses.on_connector_startup("during")  # queued while the broker is down
+    written: list[int] = []
+    writer = threading.Thread(
+        target=lambda: written.append(config.put_connector_config("during", {"a": "2"}, timeout=120))
+    )
+    writer.start()
+    cluster.start()
+    writer.join(120)
 
-        assert written, "the config write completed once the broker was back"
-        assert config.snapshot().connectors() == ["before", "during"]
-        statuses.read_to_end(60)
-        assert statuses.connector_status("during") == InstanceStatus(State.RUNNING, "w:1")
-        fresh = stopper(ConfigLog("configs", clients))
-        fresh.start(30)
-        assert fresh.snapshot().connectors() == ["before", "during"]
-    finally:
-        cluster.stop()
+    assert written, "the config write completed once the broker was back"
+    assert config.snapshot().connectors() == ["before", "during"]
+    statuses.read_to_end(60)
+    assert statuses.connector_status("during") == InstanceStatus(State.RUNNING, "w:1")
+    fresh = stopper(ConfigLog("configs", clients))
+    fresh.start(30)
+    assert fresh.snapshot().connectors() == ["before", "during"]

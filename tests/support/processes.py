@@ -1,7 +1,8 @@
-"""What /proc says of processes: whether one lives, and which live processes a parent has."""
+"""What /proc says of processes: whether one lives, and which live processes a parent has; and ending a child."""
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 
@@ -35,3 +36,13 @@ def live_children(pid: int) -> set[int]:
 def task_processes_of(worker_pid: int) -> set[int]:
     """A worker's live task processes: its fork server's children (the worker's grandchildren)."""
     return {grandchild for child in live_children(worker_pid) for grandchild in live_children(child)}
+
+
+def end_process(process: subprocess.Popen[bytes], timeout: float) -> None:
+    """SIGTERM `process`, and SIGKILL it if it has not exited within `timeout` seconds; reaped either way."""
+    process.terminate()
+    try:
+        process.wait(timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(10)
