@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 
 from tests.e2e.spark_sink_workers import SinkWorker
+from tests.e2e.test_distributed_support import Cluster, cluster_factory
+
+
+@pytest.fixture
+def clusters(kafka_bootstrap: str, tmp_path: Path) -> Iterator[Callable[..., Cluster]]:
+    """`clusters(n, **worker_keys)`: a cluster of `n` distributed worker processes on the session broker, all
+    stopped after the test."""
+    with cluster_factory(kafka_bootstrap, tmp_path) as make:
+        yield make
 
 
 @pytest.fixture

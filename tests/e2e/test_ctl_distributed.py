@@ -5,22 +5,16 @@ restarts go through."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.e2e.test_distributed_support import Cluster, cluster_factory, datagen_config, make_topic, wait_until
+from tests.e2e.test_distributed_support import Cluster, datagen_config, make_topic, wait_until
 from tests.support.ctl_process import ctl_json, run_ctl
 
 pytestmark = pytest.mark.e2e
-
-
-@pytest.fixture
-def clusters(kafka_bootstrap: str, tmp_path: Path) -> Iterator[Callable[..., Cluster]]:
-    with cluster_factory(kafka_bootstrap, tmp_path) as make:
-        yield make
 
 
 def all_running(url: str, name: str, tasks: int) -> dict[str, Any] | None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import signal
 import subprocess
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -17,7 +17,6 @@ from tests.e2e.test_distributed_plugins import read_runs
 from tests.e2e.test_distributed_support import (
     Cluster,
     WorkerProcess,
-    cluster_factory,
     datagen_config,
     make_topic,
     per_worker,
@@ -28,12 +27,6 @@ from tests.e2e.test_distributed_support import (
 from workers.common.env import env_name
 
 pytestmark = pytest.mark.e2e
-
-
-@pytest.fixture
-def clusters(kafka_bootstrap: str, tmp_path: Path) -> Iterator[Callable[..., Cluster]]:
-    with cluster_factory(kafka_bootstrap, tmp_path) as make:
-        yield make
 
 
 def states(cluster: Cluster, name: str, via: WorkerProcess) -> list[str] | None:

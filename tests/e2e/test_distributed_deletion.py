@@ -5,22 +5,15 @@ from __future__ import annotations
 
 import uuid
 from collections import Counter
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 from confluent_kafka import Consumer, TopicPartition
 
-from tests.e2e.test_distributed_support import Cluster, cluster_factory, datagen_config, make_topic, wait_until
+from tests.e2e.test_distributed_support import Cluster, datagen_config, make_topic, wait_until
 
 pytestmark = pytest.mark.e2e
-
-
-@pytest.fixture
-def clusters(kafka_bootstrap: str, tmp_path: Path) -> Iterator[Callable[..., Cluster]]:
-    with cluster_factory(kafka_bootstrap, tmp_path) as make:
-        yield make
 
 
 def latest_values(bootstrap: str, topic: str) -> dict[str, bytes | None]:

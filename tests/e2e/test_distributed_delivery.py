@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import signal
 from collections import Counter
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
 
 from tests.e2e.test_distributed_support import (
     Cluster,
-    cluster_factory,
     datagen_config,
     expected_keys,
     make_topic,
@@ -30,12 +28,6 @@ pytestmark = pytest.mark.e2e
 
 TASKS = 6
 RECORDS = TASKS * 1500
-
-
-@pytest.fixture
-def clusters(kafka_bootstrap: str, tmp_path: Path) -> Iterator[Callable[..., Cluster]]:
-    with cluster_factory(kafka_bootstrap, tmp_path) as make:
-        yield make
 
 
 def start_pipeline(cluster: Cluster, *, rate: float, source_extra: dict[str, str] | None = None) -> str:

@@ -12,8 +12,7 @@ import os
 import signal
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
 
@@ -23,7 +22,6 @@ from tests.e2e.test_distributed_support import (
     SESSION_MS,
     Cluster,
     WorkerProcess,
-    cluster_factory,
     datagen_config,
     make_topic,
     overlaps,
@@ -39,12 +37,6 @@ pytestmark = pytest.mark.e2e
 S, H = SESSION_MS / 1000, HEARTBEAT_MS / 1000
 CONNECTORS = ["src", "sink"]
 TASKS = 12
-
-
-@pytest.fixture
-def clusters(kafka_bootstrap: str, tmp_path: Path) -> Iterator[Callable[..., Cluster]]:
-    with cluster_factory(kafka_bootstrap, tmp_path) as make:
-        yield make
 
 
 def running_balanced(cluster: Cluster) -> tuple[Cluster, dict[str, str], str]:

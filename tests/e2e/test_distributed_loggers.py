@@ -3,22 +3,15 @@ the level on every worker, also on one started afterwards; a worker-scope PUT st
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
 
-from tests.e2e.test_distributed_support import Cluster, WorkerProcess, cluster_factory, wait_until, worker_props
+from tests.e2e.test_distributed_support import Cluster, WorkerProcess, wait_until, worker_props
 
 pytestmark = pytest.mark.e2e
 
 LOGGER = "kconnect.e2e.probe"
-
-
-@pytest.fixture
-def clusters(kafka_bootstrap: str, tmp_path: Path) -> Iterator[Callable[..., Cluster]]:
-    with cluster_factory(kafka_bootstrap, tmp_path) as make:
-        yield make
 
 
 def level_on(cluster: Cluster, worker: WorkerProcess, name: str = LOGGER) -> str | None:

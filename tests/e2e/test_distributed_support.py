@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -27,6 +26,7 @@ from confluent_kafka.admin import AdminClient
 
 from tests.e2e.test_distributed_plugins import Run, read_runs
 from tests.fixtures.kafka import new_topic
+from tests.fixtures.tcp_ports import free_port
 
 T = TypeVar("T")
 
@@ -49,12 +49,6 @@ def wait_until(condition: Callable[[], T | None], timeout: float, what: str, int
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out after {timeout:.1f} s waiting for {what} (last: {value!r})")
         time.sleep(interval)
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 class WorkerProcess:
@@ -189,6 +183,17 @@ class Cluster:
         if owners is None or len(owners) != tasks or not set(owners.values()) <= allowed:
             return None
         return owners
+
+    def wait_running_on(
+        self, names: list[str], tasks: int, workers: list[WorkerProcess], timeout: float, what: str
+    ) -> dict[str, str]:
+        """`running_on` once it holds; on timeout the AssertionError carries each connector's status and the
+        workers' log tails, so a failure says which task was not running and why."""
+        try:
+            return wait_until(lambda: self.running_on(names, tasks, workers), timeout, what)
+        except AssertionError as exc:
+            statuses = {name: self.status(name) for name in names}
+            raise AssertionError(f"{exc}\nstatuses: {statuses}\n{self.logs()}") from None
 
     def balanced_on(
         self, names: list[str], tasks: int, workers: list[WorkerProcess], via: WorkerProcess | None = None

@@ -4,8 +4,7 @@ its worker id, and a connector's lines with the connector context."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -13,7 +12,6 @@ import pytest
 from tests.e2e.test_distributed_support import (
     Cluster,
     WorkerProcess,
-    cluster_factory,
     datagen_config,
     make_topic,
     wait_until,
@@ -21,12 +19,6 @@ from tests.e2e.test_distributed_support import (
 )
 
 pytestmark = pytest.mark.e2e
-
-
-@pytest.fixture
-def clusters(kafka_bootstrap: str, tmp_path: Path) -> Iterator[Callable[..., Cluster]]:
-    with cluster_factory(kafka_bootstrap, tmp_path) as make:
-        yield make
 
 
 def json_lines(worker: WorkerProcess) -> list[dict[str, Any]]:

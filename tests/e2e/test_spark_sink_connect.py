@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import socket
 import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -33,17 +32,12 @@ from tests.e2e.spark_sink_workers import (
     wait_for,
     worker_file,
 )
+from tests.fixtures.tcp_ports import free_port
 from tests.support.waiting import wait_until
 
 pytestmark = [pytest.mark.e2e, pytest.mark.spark]
 
 SERVER_MAIN = "org.apache.spark.sql.connect.service.SparkConnectServer"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest.fixture

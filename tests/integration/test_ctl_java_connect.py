@@ -4,7 +4,6 @@ a Java cluster's answers as it reads kconnect's."""
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,12 +13,10 @@ import httpx
 import pytest
 from confluent_kafka.admin import AdminClient
 
-from bench.java_connect import jars as java_jars
-from bench.systems.java import JavaConnect
 from local_kafka.jars import default_version
 from tests.fixtures.kafka import new_topic
-from tests.fixtures.tcp_ports import free_port
 from tests.support.ctl_process import ctl_json, run_ctl
+from tests.support.java_connect_worker import java_standalone_worker
 from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.integration
@@ -35,51 +32,19 @@ class JavaWorker:
     version: str
 
 
-def _answers(url: str) -> bool:
-    try:
-        return httpx.get(f"{url}/", timeout=2).status_code == 200
-    except httpx.HTTPError:
-        return False
-
-
 @pytest.fixture(scope="module")
 def java_worker(
     kafka_bootstrap: str, kafka_admin: AdminClient, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[JavaWorker]:
-    version = default_version()
-    system = JavaConnect(java_jars.fetch(version), version)
-    assert system.unavailable_reason() is None, system.unavailable_reason()
     workdir = tmp_path_factory.mktemp("java-connect")
-    url = f"http://127.0.0.1:{free_port()}"
-    props = {
-        "bootstrap.servers": kafka_bootstrap,
-        "key.converter": "org.apache.kafka.connect.storage.StringConverter",
-        "value.converter": "org.apache.kafka.connect.storage.StringConverter",
-        "offset.storage.file.filename": str(workdir / "connect.offsets"),
-        "offset.flush.interval.ms": "1000",
-        "listeners": url,
-        **system.extra_worker_properties(workdir),
-    }
-    worker_file = workdir / "worker.properties"
-    worker_file.write_text("".join(f"{key}={value}\n" for key, value in props.items()))
-    with (workdir / "stdout.log").open("wb") as out:
-        process = subprocess.Popen(system.command(worker_file, workdir), stdout=out, stderr=subprocess.STDOUT)
-    try:
-        wait_until(lambda: process.poll() is None and _answers(url), 120, "Java Kafka Connect's REST API", interval=0.5)
+    with java_standalone_worker(kafka_bootstrap, workdir, {}) as url:
         source = workdir / "in.txt"
         source.write_text("one\ntwo\nthree\n")
         topic = new_topic(kafka_admin)
         config = {"connector.class": "FileStreamSource", "file": str(source), "topic": topic, "tasks.max": "1"}
         created = httpx.put(f"{url}/connectors/{NAME}/config", json=config, timeout=60)
         assert created.status_code == 201, created.text
-        yield JavaWorker(url, topic, source, version)
-    finally:
-        process.terminate()
-        try:
-            process.wait(60)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(10)
+        yield JavaWorker(url, topic, source, default_version())
 
 
 def test_get_connectors_and_describe_a_java_connector(java_worker: JavaWorker) -> None:
