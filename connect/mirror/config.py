@@ -11,8 +11,10 @@ from __future__ import annotations
 from connect.api import NO_DEFAULT, ConfigDef, ConfigType, Importance, Range, ValidString
 from connect.mirror import filters
 from connect.mirror.replication_policy import (
+    DEFAULT_POLICY_CLASS,
     DEFAULT_SEPARATOR,
     INTERNAL_TOPIC_SEPARATOR_ENABLED_CONFIG,
+    POLICY_CLASS_CONFIG,
     SEPARATOR_CONFIG,
     SOURCE_CLUSTER_ALIAS_CONFIG,
 )
@@ -20,8 +22,6 @@ from connect.mirror.replication_policy import (
 ENABLED_CONFIG = "enabled"
 TARGET_CLUSTER_ALIAS_CONFIG = "target.cluster.alias"
 ADMIN_TIMEOUT_MS_CONFIG = "admin.timeout.ms"
-REPLICATION_POLICY_CLASS_CONFIG = "replication.policy.class"
-DEFAULT_REPLICATION_POLICY = "org.apache.kafka.connect.mirror.DefaultReplicationPolicy"
 
 OFFSET_SYNCS_TOPIC_LOCATION_CONFIG = "offset-syncs.topic.location"
 OFFSET_SYNCS_TOPIC_REPLICATION_FACTOR_CONFIG = "offset-syncs.topic.replication.factor"
@@ -90,9 +90,9 @@ COMMON_CONFIG_DEF = (
         "How long a one-off admin step (creating a topic, listing groups) may take, in milliseconds.",
     )
     .define(
-        REPLICATION_POLICY_CLASS_CONFIG,
+        POLICY_CLASS_CONFIG,
         ConfigType.CLASS,
-        DEFAULT_REPLICATION_POLICY,
+        DEFAULT_POLICY_CLASS,
         None,
         Importance.LOW,
         "How remote topics are named; the same on every connector of a flow.",

@@ -15,15 +15,21 @@ User policies are plug-ins: a subclass of `ReplicationPolicy` named by `replicat
 
 from __future__ import annotations
 
+import importlib
+import importlib.metadata
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
+
+from connect.api.errors import ConfigError
 
 HEARTBEATS_TOPIC = "heartbeats"
 SEPARATOR_CONFIG = "replication.policy.separator"
 INTERNAL_TOPIC_SEPARATOR_ENABLED_CONFIG = "replication.policy.internal.topic.separator.enabled"
 SOURCE_CLUSTER_ALIAS_CONFIG = "source.cluster.alias"
 DEFAULT_SEPARATOR = "."
+POLICY_CLASS_CONFIG = "replication.policy.class"
+DEFAULT_POLICY_CLASS = "org.apache.kafka.connect.mirror.DefaultReplicationPolicy"
 
 
 class ReplicationPolicy(ABC):
@@ -162,3 +168,39 @@ def _java_split(text: str, separator: str) -> list[str]:
     while parts and parts[-1] == "":
         parts.pop()
     return parts
+
+
+BUILT_IN_POLICIES: dict[str, type[ReplicationPolicy]] = {
+    "org.apache.kafka.connect.mirror.DefaultReplicationPolicy": DefaultReplicationPolicy,
+    "org.apache.kafka.connect.mirror.IdentityReplicationPolicy": IdentityReplicationPolicy,
+    "DefaultReplicationPolicy": DefaultReplicationPolicy,
+    "IdentityReplicationPolicy": IdentityReplicationPolicy,
+}
+POLICY_ENTRY_POINT_GROUP = "kconnect.replication_policies"
+
+
+def load_replication_policy(configs: Mapping[str, str]) -> ReplicationPolicy:
+    """The configured `replication.policy.class`, configured: a built-in by Java's or its short name, a
+    user's policy by entry point name (group `kconnect.replication_policies`) or by `module:Class` /
+    `module.Class`. A name that resolves to nothing, or to something else than a policy, is a ConfigError."""
+    name = configs.get(POLICY_CLASS_CONFIG, DEFAULT_POLICY_CLASS).strip()
+    policy_class = BUILT_IN_POLICIES.get(name) or _user_policy(name)
+    policy = policy_class()
+    policy.configure(configs)
+    return policy
+
+
+def _user_policy(name: str) -> type[ReplicationPolicy]:
+    found: object = None
+    for entry_point in importlib.metadata.entry_points(group=POLICY_ENTRY_POINT_GROUP):
+        if entry_point.name == name:
+            found = entry_point.load()
+    if found is None:
+        module_name, _, attribute = name.replace(":", ".").rpartition(".")
+        try:
+            found = getattr(importlib.import_module(module_name), attribute) if module_name else None
+        except (ImportError, AttributeError):
+            found = None
+    if not (isinstance(found, type) and issubclass(found, ReplicationPolicy)):
+        raise ConfigError(f"{POLICY_CLASS_CONFIG}: {name} is not a replication policy kconnect can find")
+    return found

@@ -35,6 +35,8 @@ def _build() -> dict[str, str]:
         "io.confluent.kafka.connect.datagen.DatagenConnector": "DatagenConnector",
         "io.confluent.connect.jdbc.JdbcSourceConnector": "SqlSourceConnector",
         "io.confluent.connect.jdbc.JdbcSinkConnector": "SqlSinkConnector",
+        "org.apache.kafka.connect.mirror.MirrorSourceConnector": "MirrorSourceConnector",
+        "org.apache.kafka.connect.mirror.MirrorHeartbeatConnector": "MirrorHeartbeatConnector",
         "org.apache.kafka.connect.json.JsonConverter": "JsonConverter",
         "org.apache.kafka.connect.storage.StringConverter": "StringConverter",
         "org.apache.kafka.connect.converters.ByteArrayConverter": "ByteArrayConverter",
