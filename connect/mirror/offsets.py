@@ -33,10 +33,10 @@ def _offset_value(offset: Mapping[str, Any]) -> int:
     return value
 
 
-def check_constant_offsets(offsets: OffsetsToAlter, partition_keys: Sequence[str]) -> None:
-    """The checkpoint and heartbeat connectors' rule: partitions with string `partition_keys`, offset 0 or a reset."""
+def check_constant_offsets(offsets: OffsetsToAlter, string_keys: Sequence[str], int_keys: Sequence[str] = ()) -> None:
+    """The checkpoint and heartbeat connectors' rule: partitions with their keys, offset 0 or a reset."""
     for partition, offset in offsets:
-        _check_partition(partition, partition_keys, ())
+        _check_partition(partition, string_keys, int_keys)
         if offset is not None and _offset_value(offset) != 0:
             raise ConfigError(f"The source offset {dict(offset)} must be 0: this connector's offsets are not read")
 

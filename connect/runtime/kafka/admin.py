@@ -234,13 +234,64 @@ class KafkaAdmin:
             if tp.offset >= 0
         }
 
+    def consumer_group_ids(self, timeout: float = 30.0) -> list[str]:
+        """Every consumer group of the cluster (with members or only committed offsets)."""
+        what = "Could not list the consumer groups"
+        try:
+            listed = admin_result(self._admin.list_consumer_groups(request_timeout=timeout), timeout, what)
+        except KafkaException as exc:
+            raise connect_error(exc, what) from exc
+        return sorted(str(group.group_id) for group in listed.valid)
+
+    def consumer_group_states(self, groups: Iterable[str], timeout: float = 30.0) -> dict[str, str]:
+        """Each group's state as Kafka names it (`EMPTY`, `STABLE`, `DEAD` for a group that does not exist...)."""
+        wanted = list(groups)
+        if not wanted:
+            return {}
+        states: dict[str, str] = {}
+        for group, future in self._admin.describe_consumer_groups(wanted, request_timeout=timeout).items():
+            what = f"Could not describe consumer group {group}"
+            try:
+                states[group] = str(admin_result(future, timeout, what).state.name)
+            except KafkaException as exc:
+                raise connect_error(exc, what) from exc
+        return states
+
+    def committed_offsets(self, group: str, timeout: float = 10.0) -> dict[tuple[str, int], tuple[int, str]]:
+        """`group`'s committed offsets with their metadata, by (topic, partition)."""
+        what = f"Could not list the offsets of consumer group {group}"
+        try:
+            future = self._admin.list_consumer_group_offsets(
+                [ConsumerGroupTopicPartitions(group)], request_timeout=timeout
+            )[group]
+            listed = admin_result(future, timeout, what)
+        except KafkaException as exc:
+            if error_code(exc) == KafkaError.GROUP_ID_NOT_FOUND:
+                return {}
+            raise connect_error(exc, what) from exc
+        return {
+            (str(tp.topic), int(tp.partition)): (int(tp.offset), str(tp.metadata or ""))
+            for tp in listed.topic_partitions or ()
+            if tp.offset >= 0
+        }
+
     def alter_consumer_group_offsets(
-        self, group: str, offsets: Mapping[TopicPartition, int], timeout: float = 10.0
+        self,
+        group: str,
+        offsets: Mapping[TopicPartition, int],
+        timeout: float = 10.0,
+        *,
+        metadata: Mapping[TopicPartition, str] | None = None,
     ) -> None:
-        """Set committed offsets; Kafka accepts this only while the group has no active members."""
+        """Set committed offsets (with their commit metadata, if given); Kafka accepts this only while the group
+        has no active members."""
         if not offsets:
             return
-        request = [KafkaTopicPartition(tp.topic, tp.partition, offset) for tp, offset in offsets.items()]
+        notes = metadata or {}
+        request = [
+            KafkaTopicPartition(tp.topic, tp.partition, offset, metadata=notes.get(tp))
+            for tp, offset in offsets.items()
+        ]
         what = f"Could not alter the offsets of consumer group {group}"
         try:
             future = self._admin.alter_consumer_group_offsets(

@@ -36,6 +36,7 @@ def _build() -> dict[str, str]:
         "io.confluent.connect.jdbc.JdbcSourceConnector": "SqlSourceConnector",
         "io.confluent.connect.jdbc.JdbcSinkConnector": "SqlSinkConnector",
         "org.apache.kafka.connect.mirror.MirrorSourceConnector": "MirrorSourceConnector",
+        "org.apache.kafka.connect.mirror.MirrorCheckpointConnector": "MirrorCheckpointConnector",
         "org.apache.kafka.connect.mirror.MirrorHeartbeatConnector": "MirrorHeartbeatConnector",
         "org.apache.kafka.connect.json.JsonConverter": "JsonConverter",
         "org.apache.kafka.connect.storage.StringConverter": "StringConverter",

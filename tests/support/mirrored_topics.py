@@ -1,0 +1,62 @@
+"""Reading a whole topic back with everything a mirror must keep: partition, key, value, headers, timestamp."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from dataclasses import dataclass
+
+from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
+from confluent_kafka.admin import AdminClient
+
+
+@dataclass(frozen=True)
+class TopicRecord:
+    partition: int
+    key: bytes | None
+    value: bytes | None
+    headers: tuple[tuple[str, bytes | None], ...]
+    timestamp: int
+
+
+def read_records(bootstrap: str, topic: str, timeout: float = 30) -> list[TopicRecord]:
+    """Every record of `topic` from the beginning to its current end, by partition in offset order (empty if
+    the topic does not exist yet)."""
+    metadata = AdminClient({"bootstrap.servers": bootstrap}).list_topics(timeout=10).topics.get(topic)
+    if metadata is None or metadata.error is not None:
+        return []
+    partitions = sorted(metadata.partitions)
+    consumer = Consumer(
+        {
+            "bootstrap.servers": bootstrap,
+            "group.id": f"mirror-read-{uuid.uuid4().hex}",
+            "enable.partition.eof": True,
+            "enable.auto.commit": False,
+        }
+    )
+    consumer.assign([TopicPartition(topic, p, OFFSET_BEGINNING) for p in partitions])
+    records: list[TopicRecord] = []
+    at_end: set[int] = set()
+    deadline = time.monotonic() + timeout
+    try:
+        while len(at_end) < len(partitions) and time.monotonic() < deadline:
+            message = consumer.poll(0.5)
+            if message is None:
+                continue
+            partition = message.partition()
+            if message.error() is not None:
+                if partition is not None:
+                    at_end.add(partition)
+                continue
+            headers = tuple(
+                (str(k), v.encode() if isinstance(v, str) else v) for k, v in _header_list(message.headers())
+            )
+            key, value, timestamp = message.key(), message.value(), message.timestamp()[1]
+            records.append(TopicRecord(int(partition or 0), key, value, headers, timestamp))
+    finally:
+        consumer.close()
+    return sorted(records, key=lambda r: r.partition)
+
+
+def _header_list(headers: object) -> list[tuple[str, str | bytes | None]]:
+    return list(headers) if isinstance(headers, list) else []
