@@ -20,11 +20,11 @@ from confluent_kafka import Consumer, Producer
 from confluent_kafka import TopicPartition as KafkaTopicPartition
 from confluent_kafka.admin import AdminClient, ConfigResource, NewPartitions, ResourceType
 
-from connect.mirror.records import Checkpoint, Heartbeat, OffsetSync
+from connect.mirror.records import Heartbeat, OffsetSync
 from connect.runtime.kafka import KafkaClients
 from tests.fixtures.kafka import new_topic
 from tests.integration.test_standalone_support import all_running, create_connector, running_worker, worker_props
-from tests.support.mirrored_topics import TopicRecord, read_records
+from tests.support.mirrored_topics import TopicRecord, latest_checkpoints, read_records
 from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.integration
@@ -190,22 +190,21 @@ def test_a_groups_offsets_are_checkpointed_and_written_to_its_idle_group_on_the_
     }
     create_connector(worker_on_b, f"{prefix}-checkpoints", checkpoint_config)
 
-    def checkpoints() -> dict[int, Checkpoint]:
-        latest = {}
-        for record in read_records(target, "A.checkpoints.internal"):
-            checkpoint = Checkpoint.read(record.key or b"", record.value or b"")
-            if checkpoint.group == group:
-                latest[checkpoint.partition] = checkpoint
-        return latest
-
-    wait_until(lambda: len(checkpoints()) == PARTITIONS, 60, "a checkpoint for every partition")
-    for partition, checkpoint in checkpoints().items():
+    wait_until(
+        lambda: len(latest_checkpoints(target, "A.checkpoints.internal", group)) == PARTITIONS,
+        60,
+        "a checkpoint for every partition",
+    )
+    for partition, checkpoint in latest_checkpoints(target, "A.checkpoints.internal", group).items():
         assert (checkpoint.topic, checkpoint.upstream_offset) == (f"A.{topic}", 12), partition
         # Never ahead of the group's position, and behind it by less than offset.lag.max.
         assert 12 - 10 <= checkpoint.downstream_offset <= 12, checkpoint
 
     admin_b = KafkaClients(producer_props={}, consumer_props={}, admin_props={"bootstrap.servers": target}).admin()
-    expected = {(f"A.{topic}", p): c.downstream_offset for p, c in checkpoints().items()}
+    expected = {
+        (f"A.{topic}", p): c.downstream_offset
+        for p, c in latest_checkpoints(target, "A.checkpoints.internal", group).items()
+    }
 
     def synced() -> dict[tuple[str, int], int]:
         return {tp: offset for tp, (offset, _) in admin_b.committed_offsets(group).items()}

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
 from confluent_kafka.admin import AdminClient
 
+from connect.mirror.records import Checkpoint
+
 
 @dataclass(frozen=True)
 class TopicRecord:
@@ -60,3 +62,13 @@ def read_records(bootstrap: str, topic: str, timeout: float = 30) -> list[TopicR
 
 def _header_list(headers: object) -> list[tuple[str, str | bytes | None]]:
     return list(headers) if isinstance(headers, list) else []
+
+
+def latest_checkpoints(bootstrap: str, topic: str, group: str) -> dict[int, Checkpoint]:
+    """`group`'s last checkpoint of each partition on the checkpoints topic `topic`."""
+    latest = {}
+    for record in read_records(bootstrap, topic):
+        checkpoint = Checkpoint.read(record.key or b"", record.value or b"")
+        if checkpoint.group == group:
+            latest[checkpoint.partition] = checkpoint
+    return latest
