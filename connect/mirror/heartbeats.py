@@ -13,12 +13,13 @@ byte for byte what Java's task stores, so a Java worker can take over the offset
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Mapping
 from typing import Any
 
-from connect.api import ConfigDef, OffsetsToAlter, SourceConnector, SourceRecord, SourceTask
+from connect.api import ConfigDef, ConnectError, OffsetsToAlter, SourceConnector, SourceRecord, SourceTask
 from connect.api.data import BYTES_SCHEMA
 from connect.api.version import distribution_version
 from connect.mirror import clusters
@@ -33,6 +34,8 @@ from connect.mirror.config import (
 from connect.mirror.offsets import check_constant_offsets
 from connect.mirror.records import Heartbeat
 from connect.mirror.replication_policy import SOURCE_CLUSTER_ALIAS_CONFIG, load_replication_policy
+
+log = logging.getLogger(__name__)
 
 PARTITION_KEYS = ("sourceClusterAlias", "targetClusterAlias")
 
@@ -64,6 +67,8 @@ class MirrorHeartbeatConnector(SourceConnector):
                 values[HEARTBEATS_TOPIC_REPLICATION_FACTOR_CONFIG],
                 values[ADMIN_TIMEOUT_MS_CONFIG] / 1000,
             )
+        except ConnectError as exc:  # as Java's start-up steps: logged; the task's records may create it
+            log.warning("Could not create the heartbeats topic %s: %s", topic, exc)
         finally:
             admin.close()
 
