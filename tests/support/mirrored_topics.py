@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import time
-import uuid
 from dataclasses import dataclass
 
-from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
 from confluent_kafka.admin import AdminClient
 
 from connect.mirror.records import Checkpoint
+from tests.support.topic_reads import messages_to_end
 
 
 @dataclass(frozen=True)
@@ -21,42 +19,17 @@ class TopicRecord:
     timestamp: int
 
 
-def read_records(bootstrap: str, topic: str, timeout: float = 30) -> list[TopicRecord]:
+def read_records(bootstrap: str, topic: str) -> list[TopicRecord]:
     """Every record of `topic` from the beginning to its current end, by partition in offset order (empty if
-    the topic does not exist yet)."""
+    the topic does not exist yet: it is looked for without naming it, which would create it)."""
     metadata = AdminClient({"bootstrap.servers": bootstrap}).list_topics(timeout=10).topics.get(topic)
     if metadata is None or metadata.error is not None:
         return []
-    partitions = sorted(metadata.partitions)
-    consumer = Consumer(
-        {
-            "bootstrap.servers": bootstrap,
-            "group.id": f"mirror-read-{uuid.uuid4().hex}",
-            "enable.partition.eof": True,
-            "enable.auto.commit": False,
-        }
-    )
-    consumer.assign([TopicPartition(topic, p, OFFSET_BEGINNING) for p in partitions])
-    records: list[TopicRecord] = []
-    at_end: set[int] = set()
-    deadline = time.monotonic() + timeout
-    try:
-        while len(at_end) < len(partitions) and time.monotonic() < deadline:
-            message = consumer.poll(0.5)
-            if message is None:
-                continue
-            partition = message.partition()
-            if message.error() is not None:
-                if partition is not None:
-                    at_end.add(partition)
-                continue
-            headers = tuple(
-                (str(k), v.encode() if isinstance(v, str) else v) for k, v in _header_list(message.headers())
-            )
-            key, value, timestamp = message.key(), message.value(), message.timestamp()[1]
-            records.append(TopicRecord(int(partition or 0), key, value, headers, timestamp))
-    finally:
-        consumer.close()
+    records = []
+    for message in messages_to_end({"bootstrap.servers": bootstrap}, topic):
+        headers = tuple((str(k), v.encode() if isinstance(v, str) else v) for k, v in _header_list(message.headers()))
+        key, value, timestamp = message.key(), message.value(), message.timestamp()[1]
+        records.append(TopicRecord(int(message.partition() or 0), key, value, headers, timestamp))
     return sorted(records, key=lambda r: r.partition)
 
 

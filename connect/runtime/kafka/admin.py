@@ -218,21 +218,8 @@ class KafkaAdmin:
 
     def consumer_group_offsets(self, group: str, timeout: float = 10.0) -> dict[TopicPartition, int]:
         """The committed offsets of `group` (partitions without a committed offset left out)."""
-        what = f"Could not list the offsets of consumer group {group}"
-        try:
-            future = self._admin.list_consumer_group_offsets(
-                [ConsumerGroupTopicPartitions(group)], request_timeout=timeout
-            )[group]
-            listed = admin_result(future, timeout, what)
-        except KafkaException as exc:
-            if error_code(exc) == KafkaError.GROUP_ID_NOT_FOUND:
-                return {}
-            raise connect_error(exc, what) from exc
-        return {
-            TopicPartition(tp.topic, tp.partition): int(tp.offset)
-            for tp in listed.topic_partitions or ()
-            if tp.offset >= 0
-        }
+        committed = self.committed_offsets(group, timeout)
+        return {TopicPartition(topic, partition): offset for (topic, partition), (offset, _) in committed.items()}
 
     def consumer_group_ids(self, timeout: float = 30.0) -> list[str]:
         """Every consumer group of the cluster (with members or only committed offsets)."""
