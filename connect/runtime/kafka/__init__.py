@@ -6,6 +6,7 @@ The rest of the runtime imports from here, and sees Protocols and wrappers, neve
   (no confluent_kafka; unit tests pass fakes that implement them);
 - `factory`: `KafkaClients`, which builds every client with Kafka Connect's layered settings;
 - `consumer`: `KafkaSinkConsumer`, a sink task's consumer;
+- `assigned_consumer`: `KafkaAssignedConsumer`, a consumer of assigned partitions with no group (MirrorMaker's);
 - `transactional`: `KafkaTransactionalProducer`, an exactly-once source task's producer;
 - `batch_producer`: `BatchProducer`, a source task's producer that takes a batch's values in one
   librdkafka call (`rdkafka_ctypes`: the ctypes declarations it uses);
@@ -19,7 +20,8 @@ callbacks run inside `consume` on that thread); `KafkaAdmin` calls and `end_offs
 caller.
 """
 
-from connect.runtime.kafka.admin import KafkaAdmin, TopicSpec, admin_result
+from connect.runtime.kafka.admin import KafkaAdmin, TopicConfigEntry, TopicSpec, admin_result
+from connect.runtime.kafka.assigned_consumer import KafkaAssignedConsumer
 from connect.runtime.kafka.client_config import override_violations, sink_group_id, to_librdkafka
 from connect.runtime.kafka.consumer import KafkaSinkConsumer
 from connect.runtime.kafka.errors import (
@@ -56,6 +58,7 @@ __all__ = [
     "ColumnNotBytesError",
     "DeliveryCallback",
     "KafkaAdmin",
+    "KafkaAssignedConsumer",
     "KafkaClients",
     "KafkaErrorLike",
     "KafkaMessage",
@@ -66,6 +69,7 @@ __all__ = [
     "ProducerLike",
     "RebalanceListener",
     "SinkConsumer",
+    "TopicConfigEntry",
     "TopicSpec",
     "TransactionAbortRequiredError",
     "TransactionalProducer",

@@ -29,6 +29,7 @@ from connect.api.errors import ConfigError
 from connect.runtime.domain.states import ConnectorTaskId
 from connect.runtime.kafka import rdkafka_ctypes
 from connect.runtime.kafka.admin import KafkaAdmin
+from connect.runtime.kafka.assigned_consumer import KafkaAssignedConsumer, assigned_consumer_config
 from connect.runtime.kafka.batch_producer import BatchProducer
 from connect.runtime.kafka.client_config import (
     ADMIN_OVERRIDE_PREFIX,
@@ -241,6 +242,19 @@ class KafkaClients:
         config = to_librdkafka(java, "consumer")
         cooperative = "cooperative" in config.get("partition.assignment.strategy", "")
         return KafkaSinkConsumer(self._build(Consumer, config, "consumer"), cooperative, max_records)
+
+    def assigned_consumer(self, settings: Mapping[str, str]) -> KafkaAssignedConsumer:
+        """A consumer of assigned partitions with no group, from `settings` alone (Kafka's names, with
+        `client.id`): a connector's own client of a cluster that is not the worker's, such as MirrorMaker's."""
+        config = to_librdkafka(settings, "consumer")
+        config = assigned_consumer_config(config, settings.get("client.id", "kconnect"))
+        reset_to_latest = settings.get("auto.offset.reset", "earliest") == "latest"
+        return KafkaAssignedConsumer(self._build(Consumer, config, "consumer"), reset_to_latest)
+
+    def plain_producer(self, settings: Mapping[str, str]) -> ProducerLike:
+        """A producer from `settings` alone (Kafka's names): a connector's own client of another cluster."""
+        producer: ProducerLike = self._build(Producer, to_librdkafka(settings, "producer"), "producer")
+        return producer
 
     def admin(self, client_id: str = "kconnect-admin", connector_config: Mapping[str, str] | None = None) -> KafkaAdmin:
         return KafkaAdmin(self._build(AdminClient, self.admin_config(client_id, connector_config), "admin"))

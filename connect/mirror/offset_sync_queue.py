@@ -1,0 +1,100 @@
+"""Which offset syncs a mirror source task sends, and when (Java's `OffsetSyncWriter` and its `PartitionState`).
+
+For every mirrored record the target acknowledged, `(upstream offset, downstream offset)` of its partition is
+offered. A sync is due at once when the translation of the partition would otherwise be too stale or wrong:
+
+- no sync yet in this task's lifetime;
+- the downstream offset is `offset.lag.max` or more past one after the last sync (translation answers "one
+  past the last sync", so that is where the staleness is measured from);
+- the upstream offset did not follow the previous one by exactly 1 (compaction, transaction markers,
+  records filtered by a transform, a rewind);
+- the downstream offset went back (the remote topic was truncated or re-created).
+
+A due sync is *pending* (sent as soon as fewer than 10 are in flight); any other is *delayed*, the latest per
+partition, and becomes pending at the next offset commit, so a partition that goes idle still gets a sync for
+its last record. Pending syncs are sent in the order their partitions first became pending.
+
+Thread rules: `offer` runs on the producer's delivery thread, `promote_delayed` on the offset-commit thread,
+`take_sendable` and `sent` wherever the task sends; one lock guards the queues.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+from connect.mirror.records import OffsetSync
+
+MAX_IN_FLIGHT = 10
+
+
+@dataclass
+class _PartitionState:
+    previous_upstream: int = -1
+    previous_downstream: int = -1
+    last_sync_downstream: int = -1
+
+    def sync_due(self, upstream: int, downstream: int, max_offset_lag: int) -> bool:
+        due = (
+            self.last_sync_downstream == -1
+            or downstream - (self.last_sync_downstream + 1) >= max_offset_lag
+            or upstream - self.previous_upstream != 1
+            or downstream < self.previous_downstream
+        )
+        if due:
+            self.last_sync_downstream = downstream
+        self.previous_upstream, self.previous_downstream = upstream, downstream
+        return due
+
+
+class OffsetSyncQueue:
+    def __init__(self, max_offset_lag: int) -> None:
+        self._max_offset_lag = max_offset_lag
+        self._states: dict[tuple[str, int], _PartitionState] = {}
+        self._pending: dict[tuple[str, int], OffsetSync] = {}
+        self._delayed: dict[tuple[str, int], OffsetSync] = {}
+        self._in_flight = 0
+        self._lock = threading.Lock()
+
+    def offer(self, topic: str, partition: int, upstream_offset: int, downstream_offset: int) -> bool:
+        """Take the offsets of an acknowledged record of upstream `topic`-`partition`; True if its sync is due."""
+        key = (topic, partition)
+        sync = OffsetSync(topic, partition, upstream_offset, downstream_offset)
+        with self._lock:
+            state = self._states.setdefault(key, _PartitionState())
+            due = state.sync_due(upstream_offset, downstream_offset, self._max_offset_lag)
+            if due:
+                self._delayed.pop(key, None)
+                self._pending[key] = sync
+            else:
+                self._delayed[key] = sync
+        return due
+
+    def promote_delayed(self) -> None:
+        """At an offset commit: every delayed sync becomes pending."""
+        with self._lock:
+            self._pending.update(self._delayed)
+            self._delayed.clear()
+
+    def take_sendable(self) -> list[OffsetSync]:
+        """The pending syncs that may be sent now (each counts as in flight until `sent`), oldest first."""
+        taken: list[OffsetSync] = []
+        with self._lock:
+            while self._pending and self._in_flight < MAX_IN_FLIGHT:
+                key = next(iter(self._pending))
+                taken.append(self._pending.pop(key))
+                self._in_flight += 1
+        return taken
+
+    def sent(self) -> None:
+        """A sync's send completed, delivered or failed (a lost sync only delays translation; it is not retried)."""
+        with self._lock:
+            self._in_flight -= 1
+
+    def forget(self, topic: str, partition: int) -> None:
+        """The partition is no longer this task's: its state and queued syncs go."""
+        key = (topic, partition)
+        with self._lock:
+            self._states.pop(key, None)
+            self._pending.pop(key, None)
+            self._delayed.pop(key, None)

@@ -1,0 +1,212 @@
+"""MirrorMaker 2's connectors between two real clusters, configured with Java's class names
+and keys as a user of MirrorMaker would: cluster A (the session broker) mirrored to cluster B (a second broker).
+
+Records reach `A.<topic>` on B unchanged (key, value, tombstones, headers in order, timestamps, partitions),
+the offset syncs on A say where upstream offsets landed, topic configs and new partitions follow the source
+topic, and heartbeats arrive on B. A consumer group's offsets on A are checkpointed on B and written to the
+same group there while it has no active member. The worker is a standalone one with REST, on cluster B.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from confluent_kafka import Consumer, Producer
+from confluent_kafka import TopicPartition as KafkaTopicPartition
+from confluent_kafka.admin import AdminClient, ConfigResource, NewPartitions, ResourceType
+
+from connect.mirror.records import Heartbeat, OffsetSync
+from connect.runtime.kafka import KafkaClients
+from tests.fixtures.kafka import new_topic
+from tests.integration.test_standalone_support import all_running, create_connector, running_worker, worker_props
+from tests.support.mirrored_topics import TopicRecord, latest_checkpoints, read_records
+from tests.support.waiting import wait_until
+
+pytestmark = pytest.mark.integration
+
+PARTITIONS = 3
+BYTES = "org.apache.kafka.connect.converters.ByteArrayConverter"
+
+
+@pytest.fixture
+def worker_on_b(other_kafka_bootstrap: str, tmp_path: Path) -> Iterator[httpx.Client]:
+    props = worker_props(other_kafka_bootstrap, tmp_path / "offsets", **{"offset.flush.interval.ms": "500"})
+    with running_worker(props) as (_, client):
+        yield client
+
+
+def flow_config(source: str, target: str, topic_prefix: str) -> dict[str, str]:
+    return {
+        "source.cluster.alias": "A",
+        "target.cluster.alias": "B",
+        "source.cluster.bootstrap.servers": source,
+        "target.cluster.bootstrap.servers": target,
+        "topics": f"{topic_prefix}.*",
+        "replication.factor": "1",
+        "offset-syncs.topic.replication.factor": "1",
+        "heartbeats.topic.replication.factor": "1",
+        "refresh.topics.interval.seconds": "1",
+        "sync.topic.configs.interval.seconds": "1",
+        "offset.lag.max": "10",
+        "key.converter": BYTES,
+        "value.converter": BYTES,
+        "header.converter": BYTES,
+    }
+
+
+def produce(bootstrap: str, topic: str, count: int) -> list[TopicRecord]:
+    """`count` records spread over the partitions, with a tombstone, headers (one repeated, one null) and
+    timestamps of their own; returns what was sent, as it must arrive."""
+    producer = Producer({"bootstrap.servers": bootstrap})
+    sent: list[TopicRecord] = []
+    for n in range(count):
+        partition = n % PARTITIONS
+        value = None if n == 7 else f"value-{n}".encode()
+        headers: list[tuple[str, str | bytes | None]] = [("h", f"{n}".encode()), ("h", b"again"), ("empty", None)]
+        timestamp = 1_700_000_000_000 + n
+        producer.produce(topic, value, f"key-{n}".encode(), partition, timestamp=timestamp, headers=headers)
+        expected_headers = ((k, v if isinstance(v, bytes | None) else v.encode()) for k, v in headers)
+        sent.append(TopicRecord(partition, f"key-{n}".encode(), value, tuple(expected_headers), timestamp))
+    assert producer.flush(30) == 0
+    return sent
+
+
+def test_a_topic_is_mirrored_unchanged_with_offset_syncs_configs_partitions_and_heartbeats(
+    kafka_bootstrap: str, other_kafka_bootstrap: str, worker_on_b: httpx.Client
+) -> None:
+    prefix, target = f"mirror-{uuid.uuid4().hex[:8]}", other_kafka_bootstrap
+    admin_a = AdminClient({"bootstrap.servers": kafka_bootstrap})
+    topic = new_topic(admin_a, PARTITIONS, prefix=prefix, config={"retention.ms": "86400000"})
+    sent = produce(kafka_bootstrap, topic, 60)
+
+    config = flow_config(kafka_bootstrap, other_kafka_bootstrap, prefix)
+    source_class = "org.apache.kafka.connect.mirror.MirrorSourceConnector"
+    create_connector(worker_on_b, f"{prefix}-source", {**config, "connector.class": source_class, "tasks.max": "2"})
+    heartbeat_class = "org.apache.kafka.connect.mirror.MirrorHeartbeatConnector"
+    create_connector(worker_on_b, f"{prefix}-heartbeats", {**config, "connector.class": heartbeat_class})
+    wait_until(lambda: all_running(worker_on_b, f"{prefix}-source", 2), 60, "the source connector's two tasks")
+
+    remote = f"A.{topic}"
+    wait_until(lambda: len(read_records(other_kafka_bootstrap, remote)) == len(sent), 60, "every record mirrored")
+    received = read_records(other_kafka_bootstrap, remote)
+    for partition in range(PARTITIONS):
+        assert [r for r in received if r.partition == partition] == [s for s in sent if s.partition == partition]
+
+    # Offset syncs on A: for each upstream partition, where its records landed on B (same offsets here).
+    syncs = [
+        OffsetSync.read(r.key or b"", r.value or b"")
+        for r in read_records(kafka_bootstrap, "mm2-offset-syncs.B.internal")
+    ]
+    mine = [s for s in syncs if s.topic == topic]
+    assert {s.partition for s in mine} == set(range(PARTITIONS))
+    assert all(s.upstream_offset == s.downstream_offset for s in mine)
+
+    # Configs follow the source topic, at creation and afterwards; so do new partitions.
+    admin_b = KafkaClients(producer_props={}, consumer_props={}, admin_props={"bootstrap.servers": target}).admin()
+
+    def remote_config(name: str) -> str | None:
+        entries = admin_b.topic_configs([remote]).get(remote, [])
+        return next((e.value for e in entries if e.name == name), None)
+
+    assert remote_config("retention.ms") == "86400000"
+    resource = ConfigResource(ResourceType.TOPIC, topic, set_config={"retention.ms": "43200000"})
+    admin_a.alter_configs([resource])[resource].result(30)
+    wait_until(lambda: remote_config("retention.ms") == "43200000", 30, "the changed retention on the remote topic")
+    admin_a.create_partitions([NewPartitions(topic, PARTITIONS + 1)])[topic].result(30)
+    wait_until(lambda: admin_b.partition_count(remote) == PARTITIONS + 1, 30, "the new partition on the remote topic")
+
+    heartbeats = [
+        Heartbeat.read(r.key or b"", r.value or b"") for r in read_records(other_kafka_bootstrap, "heartbeats")
+    ]
+    assert ("A", "B") in {(h.source_cluster_alias, h.target_cluster_alias) for h in heartbeats}
+
+
+def test_the_source_connector_refuses_offset_sync_keys_when_it_emits_no_syncs(worker_on_b: httpx.Client) -> None:
+    config = {
+        "connector.class": "MirrorSourceConnector",
+        "source.cluster.alias": "A",
+        "emit.offset-syncs.enabled": "false",
+        "offset-syncs.topic.location": "target",
+    }
+    response = worker_on_b.put("/connector-plugins/MirrorSourceConnector/config/validate", json=config)
+    assert response.status_code == 200, response.text
+    errors = {v["value"]["name"]: v["value"]["errors"] for v in response.json()["configs"]}
+    assert any("offset-syncs.topic.location" in e for e in errors["emit.offset-syncs.enabled"])
+
+
+def consume_and_commit(bootstrap: str, topic: str, group: str, per_partition: int) -> None:
+    """A member of `group` reads `per_partition` records of each partition, commits, and leaves: the group is
+    empty afterwards, as a consumer application's group is while it is stopped."""
+    consumer = Consumer(
+        {
+            "bootstrap.servers": bootstrap,
+            "group.id": group,
+            "enable.auto.commit": False,
+            "auto.offset.reset": "earliest",
+        }
+    )
+    consumer.subscribe([topic])
+    positions = dict.fromkeys(range(PARTITIONS), 0)
+    deadline = time.monotonic() + 30
+    while any(o < per_partition for o in positions.values()) and time.monotonic() < deadline:
+        message = consumer.poll(0.5)
+        if message is None or message.error() is not None:
+            continue
+        offset, partition = int(message.offset() or 0), int(message.partition() or 0)
+        if offset < per_partition:
+            positions[partition] = offset + 1
+    consumer.commit(offsets=[KafkaTopicPartition(topic, p, o) for p, o in positions.items()], asynchronous=False)
+    consumer.close()
+    assert positions == dict.fromkeys(range(PARTITIONS), per_partition)
+
+
+def test_a_groups_offsets_are_checkpointed_and_written_to_its_idle_group_on_the_target(
+    kafka_bootstrap: str, other_kafka_bootstrap: str, worker_on_b: httpx.Client
+) -> None:
+    prefix, target = f"mirror-{uuid.uuid4().hex[:8]}", other_kafka_bootstrap
+    topic = new_topic(AdminClient({"bootstrap.servers": kafka_bootstrap}), PARTITIONS, prefix=prefix)
+    produce(kafka_bootstrap, topic, 60)  # 20 a partition
+    group = f"{prefix}-group"
+    consume_and_commit(kafka_bootstrap, topic, group, 12)
+
+    config = flow_config(kafka_bootstrap, target, prefix)
+    source_class = "org.apache.kafka.connect.mirror.MirrorSourceConnector"
+    create_connector(worker_on_b, f"{prefix}-source", {**config, "connector.class": source_class})
+    wait_until(lambda: len(read_records(target, f"A.{topic}")) == 60, 60, "every record mirrored")
+    checkpoint_config = {
+        **config,
+        "connector.class": "org.apache.kafka.connect.mirror.MirrorCheckpointConnector",
+        "groups": f"{prefix}.*",
+        "emit.checkpoints.interval.seconds": "1",
+        "refresh.groups.interval.seconds": "1",
+        "sync.group.offsets.enabled": "true",
+        "sync.group.offsets.interval.seconds": "1",
+        "checkpoints.topic.replication.factor": "1",
+    }
+    create_connector(worker_on_b, f"{prefix}-checkpoints", checkpoint_config)
+
+    wait_until(
+        lambda: len(latest_checkpoints(target, "A.checkpoints.internal", group)) == PARTITIONS,
+        60,
+        "a checkpoint for every partition",
+    )
+    for partition, checkpoint in latest_checkpoints(target, "A.checkpoints.internal", group).items():
+        assert (checkpoint.topic, checkpoint.upstream_offset) == (f"A.{topic}", 12), partition
+        # Never ahead of the group's position, and behind it by less than offset.lag.max.
+        assert 12 - 10 <= checkpoint.downstream_offset <= 12, checkpoint
+
+    admin_b = KafkaClients(producer_props={}, consumer_props={}, admin_props={"bootstrap.servers": target}).admin()
+    expected = {
+        (f"A.{topic}", p): c.downstream_offset
+        for p, c in latest_checkpoints(target, "A.checkpoints.internal", group).items()
+    }
+
+    def synced() -> dict[tuple[str, int], int]:
+        return {tp: offset for tp, (offset, _) in admin_b.committed_offsets(group).items()}
+
+    wait_until(lambda: synced() == expected, 60, "the group's translated offsets on the target")

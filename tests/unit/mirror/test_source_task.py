@@ -1,0 +1,193 @@
+"""The mirror source task resumes after the last mirrored record, keeps each record as it was (bytes, headers,
+timestamp, partition), stores offsets under Java's keys, and sends offset syncs as Java's task does."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from connect.api import RecordMetadata, SourceRecord
+from connect.mirror import clusters
+from connect.mirror.records import OffsetSync
+from connect.mirror.source_task import MirrorSourceTask, offset_syncs_topic
+
+PROPS = {
+    "name": "mirror",
+    "source.cluster.alias": "A",
+    "target.cluster.alias": "B",
+    "task.assigned.partitions": "orders-0,orders-1,my-topic-0",
+    "task.index": "2",
+    "offset.lag.max": "10",
+}
+
+
+@dataclass
+class FakeMessage:
+    _topic: str
+    _partition: int
+    _offset: int
+    _key: bytes | None
+    _value: bytes | None
+    _headers: list[tuple[str, bytes | None]] = field(default_factory=list)
+    _timestamp: tuple[int, int] = (1, 1_700_000_000_123)
+
+    def topic(self) -> str:
+        return self._topic
+
+    def partition(self) -> int:
+        return self._partition
+
+    def offset(self) -> int:
+        return self._offset
+
+    def key(self) -> bytes | None:
+        return self._key
+
+    def value(self) -> bytes | None:
+        return self._value
+
+    def headers(self) -> list[tuple[str, bytes | None]]:
+        return self._headers
+
+    def timestamp(self) -> tuple[int, int]:
+        return self._timestamp
+
+    def error(self) -> None:
+        return None
+
+
+class FakeConsumer:
+    def __init__(self) -> None:
+        self.starts: dict[tuple[str, int], int | None] = {}
+        self.queued: list[FakeMessage] = []
+        self.closed = False
+
+    def assign(self, starts: Mapping[tuple[str, int], int | None]) -> None:
+        self.starts = dict(starts)
+
+    def consume(self, max_records: int, timeout: float) -> list[FakeMessage]:
+        assert not self.closed
+        taken, self.queued = self.queued[:max_records], self.queued[max_records:]
+        return taken
+
+    def close(self) -> None:
+        self.closed = True
+
+
+class FakeProducer:
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, bytes, bytes, int]] = []
+        self.callbacks: list[Any] = []
+
+    def produce(self, topic: str, value: bytes, key: bytes, partition: int, on_delivery: Any) -> None:
+        self.sent.append((topic, key, value, partition))
+        self.callbacks.append(on_delivery)
+
+    def poll(self, timeout: float = 0) -> int:
+        return 0
+
+    def flush(self, timeout: float = -1) -> int:
+        return 0
+
+
+class FakeReader:
+    def __init__(self, stored: Mapping[str, Mapping[str, Any]]) -> None:
+        self.stored = stored
+        self.asked: list[Mapping[str, Any]] = []
+
+    def offset(self, partition: Mapping[str, Any]) -> Mapping[str, Any] | None:
+        return self.stored.get(str(partition))
+
+    def offsets(self, partitions: Iterable[Mapping[str, Any]]) -> list[tuple[Any, Any]]:
+        self.asked = list(partitions)
+        return [(p, self.stored.get(str(dict(p)))) for p in self.asked]
+
+
+class FakeContext:
+    def __init__(self, reader: FakeReader) -> None:
+        self.offset_reader = reader
+
+
+@dataclass
+class Started:
+    task: MirrorSourceTask
+    consumer: FakeConsumer
+    producer: FakeProducer
+    reader: FakeReader
+
+
+@pytest.fixture
+def started(monkeypatch: pytest.MonkeyPatch) -> Started:
+    consumer, producer = FakeConsumer(), FakeProducer()
+    monkeypatch.setattr(clusters, "consumer", lambda *args: consumer)
+    monkeypatch.setattr(clusters, "producer", lambda *args: producer)
+    stored = {str({"cluster": "A", "partition": 1, "topic": "orders"}): {"offset": 41}}
+    reader = FakeReader(stored)
+    task = MirrorSourceTask()
+    task.initialize(FakeContext(reader))  # type: ignore[arg-type]
+    task.start(PROPS)
+    return Started(task, consumer, producer, reader)
+
+
+def test_each_partition_resumes_after_its_last_mirrored_record(started: Started) -> None:
+    assert started.consumer.starts == {("orders", 0): None, ("orders", 1): 42, ("my-topic", 0): None}
+    assert [list(p) for p in started.reader.asked] == [["cluster", "partition", "topic"]] * 3  # Java's key order
+
+
+def test_records_keep_their_bytes_headers_timestamp_and_partition_under_the_remote_name(started: Started) -> None:
+    started.consumer.queued = [
+        FakeMessage("orders", 1, 42, b"k", b"v", [("h", b"1"), ("h", None)]),
+        FakeMessage("orders", 0, 7, None, None, _timestamp=(0, -1)),  # a tombstone without a timestamp
+    ]
+    first, tombstone = started.task.poll() or []
+    assert (first.topic, first.kafka_partition, first.key, first.value) == ("A.orders", 1, b"k", b"v")
+    assert first.timestamp == 1_700_000_000_123
+    assert [(h.key, h.value) for h in first.headers] == [("h", b"1"), ("h", None)]
+    assert first.source_partition == {"cluster": "A", "partition": 1, "topic": "orders"}
+    assert first.source_offset == {"offset": 42}
+    assert (tombstone.key, tombstone.value, tombstone.timestamp) == (None, None, None)
+    assert started.task.poll() is None
+
+
+def acked(task: MirrorSourceTask, topic: str, partition: int, upstream: int, downstream: int) -> None:
+    record = SourceRecord({"cluster": "A", "partition": partition, "topic": topic}, {"offset": upstream}, "A." + topic)
+    task.commit_record(record, RecordMetadata("A." + topic, partition, downstream))
+
+
+def test_offset_syncs_go_to_partition_0_of_the_syncs_topic_as_java_writes_them(started: Started) -> None:
+    acked(started.task, "orders", 1, 42, 100)
+    acked(started.task, "orders", 1, 43, 101)  # not due: at the next commit
+    assert started.producer.sent == [
+        (
+            "mm2-offset-syncs.B.internal",
+            OffsetSync("orders", 1, 42, 100).key(),
+            OffsetSync("orders", 1, 42, 100).value(),
+            0,
+        )
+    ]
+    started.producer.callbacks[0](None, None)
+    started.task.commit()
+    assert started.producer.sent[-1][1:3] == (
+        OffsetSync("orders", 1, 43, 101).key(),
+        OffsetSync("orders", 1, 43, 101).value(),
+    )
+
+
+def test_a_record_dropped_by_a_transform_gives_no_sync(started: Started) -> None:
+    record = SourceRecord({"cluster": "A", "partition": 0, "topic": "orders"}, {"offset": 1}, "A.orders")
+    started.task.commit_record(record, None)
+    assert started.producer.sent == []
+
+
+def test_stop_closes_the_consumer_and_later_polls_return_nothing(started: Started) -> None:
+    started.task.stop()
+    assert started.consumer.closed
+    assert started.task.poll() is None
+
+
+def test_the_offset_syncs_topic_is_named_after_the_other_cluster() -> None:
+    assert offset_syncs_topic(PROPS) == "mm2-offset-syncs.B.internal"
+    assert offset_syncs_topic({**PROPS, "offset-syncs.topic.location": "target"}) == "mm2-offset-syncs.A.internal"
