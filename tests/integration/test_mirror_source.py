@@ -18,7 +18,7 @@ import httpx
 import pytest
 from confluent_kafka import Consumer, Producer
 from confluent_kafka import TopicPartition as KafkaTopicPartition
-from confluent_kafka.admin import AdminClient, ConfigResource, NewPartitions, ResourceType
+from confluent_kafka.admin import AdminClient, NewPartitions
 
 from connect.mirror.records import Heartbeat, OffsetSync
 from connect.runtime.kafka import KafkaClients
@@ -114,8 +114,10 @@ def test_a_topic_is_mirrored_unchanged_with_offset_syncs_configs_partitions_and_
         return next((e.value for e in entries if e.name == name), None)
 
     assert remote_config("retention.ms") == "86400000"
-    resource = ConfigResource(ResourceType.TOPIC, topic, set_config={"retention.ms": "43200000"})
-    admin_a.alter_configs([resource])[resource].result(30)
+    source_admin = KafkaClients(
+        producer_props={}, consumer_props={}, admin_props={"bootstrap.servers": kafka_bootstrap}
+    )
+    source_admin.admin().alter_topic_configs({topic: {"retention.ms": "43200000"}})
     wait_until(lambda: remote_config("retention.ms") == "43200000", 30, "the changed retention on the remote topic")
     admin_a.create_partitions([NewPartitions(topic, PARTITIONS + 1)])[topic].result(30)
     wait_until(lambda: admin_b.partition_count(remote) == PARTITIONS + 1, 30, "the new partition on the remote topic")
