@@ -276,7 +276,9 @@ class KafkaAdmin:
             return
         notes = metadata or {}
         request = [
-            KafkaTopicPartition(tp.topic, tp.partition, offset, metadata=notes.get(tp))
+            KafkaTopicPartition(tp.topic, tp.partition, offset, metadata=notes[tp])
+            if tp in notes
+            else KafkaTopicPartition(tp.topic, tp.partition, offset)
             for tp, offset in offsets.items()
         ]
         what = f"Could not alter the offsets of consumer group {group}"
