@@ -60,7 +60,7 @@ run: setup
 
 # The images are built first, so the tests' own builds find every layer cached.
 test: setup images
-	$(BIN)/pytest tests
+	$(BIN)/pytest tests --durations=40
 
 test-unit: $(STAMP)
 	$(BIN)/pytest tests/unit
