@@ -40,10 +40,12 @@ def worker_on_b(other_kafka_bootstrap: str, tmp_path: Path) -> Iterator[httpx.Cl
         yield client
 
 
-def flow_config(source: str, target: str, topic_prefix: str) -> dict[str, str]:
+def flow_config(
+    source: str, target: str, topic_prefix: str, source_alias: str = "A", target_alias: str = "B"
+) -> dict[str, str]:
     return {
-        "source.cluster.alias": "A",
-        "target.cluster.alias": "B",
+        "source.cluster.alias": source_alias,
+        "target.cluster.alias": target_alias,
         "source.cluster.bootstrap.servers": source,
         "target.cluster.bootstrap.servers": target,
         "topics": f"{topic_prefix}.*",
