@@ -31,6 +31,7 @@ from connect.mirror.config import (
     ENABLED_CONFIG,
     TASK_ASSIGNED_GROUPS_CONFIG,
     TASK_INDEX_CONFIG,
+    add_errors,
 )
 from connect.mirror.filters import group_filter, topic_filter
 from connect.mirror.offsets import check_constant_offsets
@@ -73,12 +74,7 @@ class MirrorCheckpointConnector(SourceConnector):
         return CHECKPOINT_CONFIG_DEF
 
     def validate(self, props: Mapping[str, str]) -> list[ConfigValue]:
-        values = super().validate(props)
-        for name, message in validation_errors(props).items():
-            for value in values:
-                if value.name == name:
-                    value.error_messages.append(message)
-        return values
+        return add_errors(super().validate(props), validation_errors(props))
 
     def start(self, props: Mapping[str, str]) -> None:
         self._props = dict(props)

@@ -8,7 +8,10 @@ into connector configs) validates unchanged. Keys about the clients of each clus
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from connect.api import NO_DEFAULT, ConfigDef, ConfigType, Importance, Range, ValidString
+from connect.api.config import ConfigValue
 from connect.mirror import filters
 from connect.mirror.replication_policy import (
     DEFAULT_POLICY_CLASS,
@@ -337,3 +340,11 @@ HEARTBEAT_CONFIG_DEF = (
 HEARTBEAT_CONFIG_DEF = _interval(
     HEARTBEAT_CONFIG_DEF, EMIT_HEARTBEATS_INTERVAL_SECONDS_CONFIG, 1, "the flow emits a heartbeat"
 )
+
+
+def add_errors(values: list[ConfigValue], errors: Mapping[str, str]) -> list[ConfigValue]:
+    """`values` (a connector's validation) with each error of `errors` added to the value of its key."""
+    for value in values:
+        if value.name in errors:
+            value.error_messages.append(errors[value.name])
+    return values

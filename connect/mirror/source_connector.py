@@ -32,6 +32,7 @@ from connect.mirror.config import (
     TARGET_CLUSTER_ALIAS_CONFIG,
     TASK_ASSIGNED_PARTITIONS_CONFIG,
     TASK_INDEX_CONFIG,
+    add_errors,
 )
 from connect.mirror.filters import config_property_filter, topic_filter
 from connect.mirror.offsets import check_source_offsets
@@ -52,17 +53,15 @@ class MirrorSourceConnector(SourceConnector):
         return SOURCE_CONFIG_DEF
 
     def validate(self, props: Mapping[str, str]) -> list[ConfigValue]:
-        values = super().validate(props)
         emitting = props.get(EMIT_OFFSET_SYNCS_ENABLED_CONFIG, "true").strip().lower() != "false"
-        offset_sync_keys = [k for k in props if k.startswith(("offset-syncs-", "offset-syncs.topic."))]
+        offset_sync_keys = sorted(k for k in props if k.startswith(("offset-syncs-", "offset-syncs.topic.")))
+        errors = {}
         if not emitting and offset_sync_keys:
-            for value in values:
-                if value.name == EMIT_OFFSET_SYNCS_ENABLED_CONFIG:
-                    value.error_messages.append(
-                        f"{EMIT_OFFSET_SYNCS_ENABLED_CONFIG} is false, yet offset-sync keys are set: "
-                        f"{', '.join(sorted(offset_sync_keys))}"
-                    )
-        return values
+            keys = ", ".join(offset_sync_keys)
+            errors[EMIT_OFFSET_SYNCS_ENABLED_CONFIG] = (
+                f"{EMIT_OFFSET_SYNCS_ENABLED_CONFIG} is false, yet {keys} are set"
+            )
+        return add_errors(super().validate(props), errors)
 
     def start(self, props: Mapping[str, str]) -> None:
         self._props = dict(props)

@@ -17,7 +17,13 @@ from confluent_kafka.admin import AdminClient
 from connect.mirror.offset_sync_store import OffsetSyncStore
 from connect.mirror.records import OffsetSync
 from tests.fixtures.kafka import new_topic
-from tests.integration.test_mirror_source import PARTITIONS, consume_and_commit, flow_config, produce
+from tests.integration.test_mirror_source import (
+    PARTITIONS,
+    checkpoint_flow_config,
+    consume_and_commit,
+    flow_config,
+    produce,
+)
 from tests.integration.test_standalone_support import all_running, create_connector, running_worker, worker_props
 from tests.support.java_connect_worker import java_standalone_worker
 from tests.support.mirrored_topics import latest_checkpoints, read_records
@@ -44,15 +50,7 @@ def test_javas_checkpoint_connector_translates_with_kconnects_offset_syncs_and_k
         create_connector(kconnect, f"{prefix}-source", source)
         wait_until(lambda: len(read_records(target, f"A.{topic}")) == 90, 60, "every record mirrored by kconnect")
 
-        checkpoint_config = {
-            **config,
-            "connector.class": "org.apache.kafka.connect.mirror.MirrorCheckpointConnector",
-            "groups": f"{prefix}.*",
-            "emit.checkpoints.interval.seconds": "1",
-            "refresh.groups.interval.seconds": "1",
-            "checkpoints.topic.replication.factor": "1",
-            "tasks.max": "1",
-        }
+        checkpoint_config = {**checkpoint_flow_config(config, prefix), "tasks.max": "1"}
         with java_standalone_worker(target, java_dir, {}) as java_url:
             response = httpx.put(
                 f"{java_url}/connectors/{prefix}-checkpoints/config", json=checkpoint_config, timeout=60

@@ -61,6 +61,18 @@ def flow_config(
     }
 
 
+def checkpoint_flow_config(flow: dict[str, str], group_prefix: str) -> dict[str, str]:
+    """The checkpoint connector of `flow` for the groups named `<group_prefix>...`, checkpointing every second."""
+    return {
+        **flow,
+        "connector.class": "org.apache.kafka.connect.mirror.MirrorCheckpointConnector",
+        "groups": f"{group_prefix}.*",
+        "emit.checkpoints.interval.seconds": "1",
+        "refresh.groups.interval.seconds": "1",
+        "checkpoints.topic.replication.factor": "1",
+    }
+
+
 def produce(bootstrap: str, topic: str, count: int) -> list[TopicRecord]:
     """`count` records spread over the partitions, with a tombstone, headers (one repeated, one null) and
     timestamps of their own; returns what was sent, as it must arrive."""
@@ -183,14 +195,9 @@ def test_a_groups_offsets_are_checkpointed_and_written_to_its_idle_group_on_the_
     create_connector(worker_on_b, f"{prefix}-source", {**config, "connector.class": source_class})
     wait_until(lambda: len(read_records(target, f"A.{topic}")) == 60, 60, "every record mirrored")
     checkpoint_config = {
-        **config,
-        "connector.class": "org.apache.kafka.connect.mirror.MirrorCheckpointConnector",
-        "groups": f"{prefix}.*",
-        "emit.checkpoints.interval.seconds": "1",
-        "refresh.groups.interval.seconds": "1",
+        **checkpoint_flow_config(config, prefix),
         "sync.group.offsets.enabled": "true",
         "sync.group.offsets.interval.seconds": "1",
-        "checkpoints.topic.replication.factor": "1",
     }
     create_connector(worker_on_b, f"{prefix}-checkpoints", checkpoint_config)
 
