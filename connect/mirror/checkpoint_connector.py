@@ -6,7 +6,7 @@ to checkpoint: those the group filter takes that have a committed offset on at l
 takes. Every `refresh.groups.interval.seconds` it looks again and asks for new task configs when the set
 changed. Groups are split in contiguous chunks over at most `tasks.max` tasks.
 
-It cannot run without offset syncs nor with checkpoints off: both are validation errors, as in Java.
+A connector with `enabled=false` does none of it and runs no task, as Java's. It cannot run without offset syncs nor with checkpoints off: both are validation errors, as in Java.
 """
 
 from __future__ import annotations
@@ -81,12 +81,14 @@ class MirrorCheckpointConnector(SourceConnector):
         values: dict[str, Any] = CHECKPOINT_CONFIG_DEF.parse(props)
         self._runs_tasks = bool(values[ENABLED_CONFIG]) and bool(values[EMIT_CHECKPOINTS_ENABLED_CONFIG])
         self._runs_tasks &= values[EMIT_CHECKPOINTS_INTERVAL_SECONDS_CONFIG] >= 0
+        self._known: list[str] | None = None
+        self._lock = threading.Lock()
+        if not values[ENABLED_CONFIG]:
+            return
         self._timeout_s = values[ADMIN_TIMEOUT_MS_CONFIG] / 1000
         self._groups_accepted = group_filter(props).accepts
         self._topics_accepted = topic_filter(props).accepts
         self._source = clusters.admin(props, "source", "checkpoint-source-admin")
-        self._known: list[str] | None = None
-        self._lock = threading.Lock()
         policy = load_replication_policy(props)
         target = clusters.admin(props, "target", "checkpoint-target-admin")
         try:
@@ -133,9 +135,11 @@ class MirrorCheckpointConnector(SourceConnector):
     def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
         with self._lock:
             known = self._known
+        if not self._runs_tasks:
+            return []
         if known is None:
             raise RetriableError("The consumer groups to checkpoint are not listed yet")
-        if not self._runs_tasks or not known:
+        if not known:
             return []
         chunks = contiguous_chunks(known, min(max_tasks, len(known)))
         return [

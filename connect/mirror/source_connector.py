@@ -5,7 +5,8 @@ At start it creates the offset-syncs topic (unless `emit.offset-syncs.enabled=fa
 partitions the flow mirrors and creates their remote topics; then, on its own scheduler thread, it looks for
 new topics and partitions every `refresh.topics.interval.seconds` (asking for new task configs when the set
 changed or a remote partition is missing) and syncs topic configs every `sync.topic.configs.interval.seconds`.
-Partitions are dealt round-robin to at most `tasks.max` tasks.
+Partitions are dealt round-robin to at most `tasks.max` tasks. A connector with `enabled=false` (a flow of
+dedicated mode that only runs for its heartbeats) does none of it and runs no task, as Java's.
 
 Topic ACLs are not copied yet (`sync.topic.acls.enabled` is accepted and has no effect): a gap from Java's.
 """
@@ -67,6 +68,10 @@ class MirrorSourceConnector(SourceConnector):
         self._props = dict(props)
         values: dict[str, Any] = SOURCE_CONFIG_DEF.parse(props)
         self._enabled = bool(values[ENABLED_CONFIG])
+        self._known: list[TopicPartitionKey] = []
+        self._lock = threading.Lock()
+        if not self._enabled:
+            return
         timeout_s = values[ADMIN_TIMEOUT_MS_CONFIG] / 1000
         policy = load_replication_policy(props)
         source_alias = str(values[SOURCE_CLUSTER_ALIAS_CONFIG])
@@ -86,8 +91,6 @@ class MirrorSourceConnector(SourceConnector):
             int(values[REPLICATION_FACTOR_CONFIG]),
             timeout_s,
         )
-        self._known: list[TopicPartitionKey] = []
-        self._lock = threading.Lock()
         if values[EMIT_OFFSET_SYNCS_ENABLED_CONFIG]:
             try:
                 self._create_offset_syncs_topic(values, timeout_s)
