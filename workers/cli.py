@@ -14,6 +14,7 @@ from ctl import cli as ctl_cli
 from local_kafka import cli as kafka_cli
 from workers.common import health_check
 from workers.distributed import cli as distributed_cli
+from workers.mirror import cli as mirror_cli
 from workers.standalone import cli as standalone_cli
 
 Registrar = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], None]
@@ -22,6 +23,7 @@ REGISTRARS: list[Registrar] = [
     kafka_cli.register,
     standalone_cli.register,
     distributed_cli.register,
+    mirror_cli.register,
     health_check.register,
     ctl_cli.register,
 ]

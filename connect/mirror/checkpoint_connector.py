@@ -6,7 +6,8 @@ to checkpoint: those the group filter takes that have a committed offset on at l
 takes. Every `refresh.groups.interval.seconds` it looks again and asks for new task configs when the set
 changed. Groups are split in contiguous chunks over at most `tasks.max` tasks.
 
-A connector with `enabled=false` does none of it and runs no task, as Java's. It cannot run without offset syncs nor with checkpoints off: both are validation errors, as in Java.
+A connector with `enabled=false` does none of it and runs no task, as Java's. It cannot run without offset
+syncs nor with checkpoints off: both are validation errors, as in Java.
 """
 
 from __future__ import annotations

@@ -91,6 +91,11 @@ class MirrorMakerConfig:
         cut = len(prefix) if strip else 0
         return {k[cut:]: v for k, v in self._props.items() if k.startswith(prefix)}
 
+    def top_level(self, prefixes: tuple[str, ...]) -> dict[str, str]:
+        """The keys that start with one of `prefixes`, as written (the process's own settings, such as its
+        REST listener's)."""
+        return {k: v for k, v in self._props.items() if k.startswith(prefixes)}
+
     def _bool(self, key: str, default: bool) -> bool:
         value = self._props.get(key)
         return default if value is None else value.strip().lower() == "true"

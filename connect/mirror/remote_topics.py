@@ -5,6 +5,10 @@ the decisions.
 - Each refresh lists the source topics the flow mirrors and their partitions. A remote topic missing on the
   target is created with the source's partition count, `replication.factor`, and the source's configs that
   may follow it; a remote topic with fewer partitions grows. Nothing is ever deleted.
+- Tasks are given only the partitions whose remote partition exists: a record sent to a missing remote topic
+  would make a broker with `auto.create.topics.enable` create it with its own defaults (too few partitions:
+  the task dies on "Unknown partition"). A topic Kafka refuses to create (say, a replication factor above
+  its broker count) is logged and tried again at the next refresh, and the other topics are mirrored.
 - The configs that follow a topic: those the source topic sets itself (with `use.defaults.from=source`, its
   defaults too), never read-only, sensitive, static broker configs, nor those `config.properties.exclude`
   names. Synced on an existing remote topic, a property the source leaves at its default is deleted on the
@@ -19,6 +23,7 @@ import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from connect.api.errors import ConnectError
 from connect.mirror.filters import ConfigPropertyFilter
 from connect.mirror.replication_policy import ReplicationPolicy
 from connect.runtime.kafka import KafkaAdmin, TopicConfigEntry, TopicSpec
@@ -84,8 +89,19 @@ class RemoteTopics:
             if self.policy.topic_source(topic) == self.source_alias and topic != checkpoints
         }
 
-    def create_missing(self, partitions: list[TopicPartitionKey]) -> None:
-        """Create missing remote topics and grow remote topics with too few partitions."""
+    def create_missing(self, partitions: list[TopicPartitionKey]) -> list[TopicPartitionKey]:
+        """Create missing remote topics and grow remote topics with too few partitions; returns those of
+        `partitions` whose remote partition exists now, in their order."""
+        try:
+            self._create_or_grow(partitions)
+        except ConnectError as exc:
+            log.error("Could not create or grow every remote topic (the others are mirrored; tried again): %s", exc)
+        counts = self._remote_counts()
+        return [
+            (t, p) for t, p in partitions if counts.get(self.policy.format_remote_topic(self.source_alias, t), 0) > p
+        ]
+
+    def _create_or_grow(self, partitions: list[TopicPartitionKey]) -> None:
         wanted: dict[str, int] = {}
         for topic, partition in partitions:
             wanted[topic] = max(wanted.get(topic, 0), partition + 1)

@@ -4,7 +4,8 @@
 At start it creates the offset-syncs topic (unless `emit.offset-syncs.enabled=false`), lists the source
 partitions the flow mirrors and creates their remote topics; then, on its own scheduler thread, it looks for
 new topics and partitions every `refresh.topics.interval.seconds` (asking for new task configs when the set
-changed or a remote partition is missing) and syncs topic configs every `sync.topic.configs.interval.seconds`.
+of partitions with a remote partition to write to changed) and syncs topic configs every
+`sync.topic.configs.interval.seconds`.
 Partitions are dealt round-robin to at most `tasks.max` tasks. A connector with `enabled=false` (a flow of
 dedicated mode that only runs for its heartbeats) does none of it and runs no task, as Java's.
 
@@ -128,11 +129,11 @@ class MirrorSourceConnector(SourceConnector):
             admin.close()
 
     def _refresh(self, initial: bool = False) -> None:
-        partitions = self._topics.source_partitions()
+        # Only partitions with a remote partition to write to are dealt to tasks (`remote_topics`).
+        partitions = self._topics.create_missing(self._topics.source_partitions())
         with self._lock:
             changed = set(partitions) != set(self._known)
             self._known = partitions
-        self._topics.create_missing(partitions)
         if changed and not initial:
             log.info("The source partitions to mirror changed: new task configs")
             self.context.request_task_reconfiguration()

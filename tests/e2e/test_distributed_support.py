@@ -54,6 +54,8 @@ def wait_until(condition: Callable[[], T | None], timeout: float, what: str, int
 class WorkerProcess:
     """One `kconnect worker` child process; `start` may be called again after it exited (a restart)."""
 
+    subcommand = "worker"  # `kconnect <subcommand> <props file>`
+
     def __init__(self, name: str, props: Mapping[str, str], directory: Path) -> None:
         self.name = name
         self.port = int(props["listeners"].rsplit(":", 1)[1])
@@ -63,13 +65,15 @@ class WorkerProcess:
         self.props_file.write_text("".join(f"{k}={v}\n" for k, v in props.items()))
         self.log_file = directory / f"{name}.log"
         self.process: subprocess.Popen[bytes] | None = None
+        self.extra_args: list[str] = []
 
     def start(self, env: Mapping[str, str] | None = None, with_file: bool = True) -> None:
         clean = {k: v for k, v in os.environ.items() if not k.startswith("KCONNECT_")}
         clean.update({"PYTHONPATH": str(REPO), **(env or {})})
-        command = [sys.executable, "-m", "workers.cli", "worker"]
+        command = [sys.executable, "-m", "workers.cli", self.subcommand]
         if with_file:
             command.append(str(self.props_file))
+        command += self.extra_args
         with self.log_file.open("ab") as log:
             log.write(f"=== start {time.time()} ===\n".encode())
             self.process = subprocess.Popen(

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from connect.runtime.config.worker_config import WorkerConfig
 from connect.runtime.domain.states import ConnectorTaskId
 from connect.runtime.kafka import KafkaClients, SinkConsumer
+from workers.distributed.distributed_config import CLIENT_ID
 from workers.distributed.membership import ConsumerFactory
 from workers.distributed.settings import DistributedSettings
 from workers.distributed.stall import GuardedClients, StallGuard
@@ -40,11 +41,11 @@ def internal_clients(config: WorkerConfig, consumer_overrides: Mapping[str, str]
 def membership_consumer_props(settings: DistributedSettings, worker_id: str) -> dict[str, str]:
     """The membership consumer: classic protocol pinned (its default will change), cooperative-sticky,
     the worker's session and heartbeat, `rebalance.timeout.ms` as the poll interval (librdkafka sends it
-    as the rebalance timeout), no commits, quick reconnects, and the worker id as client id so that a
-    describe of the group shows which worker owns which slots."""
+    as the rebalance timeout), no commits, quick reconnects, and the worker id in the client id (after the
+    worker's `client.id`) so that a describe of the group shows which worker owns which slots."""
     return {
         "group.id": settings.membership_group,
-        "client.id": f"kconnect-worker-{worker_id}",
+        "client.id": f"{settings.worker.get(CLIENT_ID)}-{worker_id}",
         "group.protocol": "classic",
         "partition.assignment.strategy": "cooperative-sticky",
         "session.timeout.ms": str(settings.session_timeout_ms),

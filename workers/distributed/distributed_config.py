@@ -20,6 +20,7 @@ HEARTBEAT_INTERVAL_MS = "heartbeat.interval.ms"
 REBALANCE_TIMEOUT_MS = "rebalance.timeout.ms"
 WORKER_SYNC_TIMEOUT_MS = "worker.sync.timeout.ms"
 SCHEDULED_REBALANCE_MAX_DELAY_MS = "scheduled.rebalance.max.delay.ms"
+CLIENT_ID = "client.id"
 # kconnect's own keys for slots over consumer-group membership.
 SLOTS_STORAGE_TOPIC = "slots.storage.topic"
 SLOTS_STORAGE_PARTITIONS = "slots.storage.partitions"
@@ -37,6 +38,14 @@ def distributed_config_def() -> ConfigDef:
     d.define(REBALANCE_TIMEOUT_MS, ConfigType.INT, 60000, None, Importance.HIGH, "Rebalance timeout.")
     d.define(WORKER_SYNC_TIMEOUT_MS, ConfigType.INT, 3000, None, Importance.MEDIUM, "Config sync timeout.")
     d.define(SCHEDULED_REBALANCE_MAX_DELAY_MS, ConfigType.INT, 300000, None, Importance.LOW, "Rebalance delay.")
+    d.define(
+        CLIENT_ID,
+        ConfigType.STRING,
+        "kconnect-worker",
+        None,
+        Importance.LOW,
+        "Prefix of the membership client id, followed by the worker id (dedicated MirrorMaker: the flow).",
+    )
     d.define(SLOTS_STORAGE_TOPIC, ConfigType.STRING, None, None, Importance.MEDIUM, "Slots topic (<group.id>-slots).")
     d.define(
         SLOTS_STORAGE_PARTITIONS,

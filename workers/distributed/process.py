@@ -14,6 +14,9 @@
 Each part is built after the parts it uses and gets them as it is built: nothing calls back into a part
 built later (the coordinator hands what it owns down when it starts work, as Kafka's herder does).
 
+A worker may instead be served from a REST server it does not own (`MountedRest`: dedicated mirroring serves
+every flow's worker from one listener, under `/<source>/<target>`); then step 1 is the mount point given.
+
 `stop` undoes it: REST first (no new requests), then leaving the group (every slot is revoked, so its
 tasks stop and commit before the survivors take over, without waiting for the session timeout), then
 the Worker and the logs. Used by `kconnect worker` (cli.py) and tests, on the caller's thread.
@@ -62,10 +65,27 @@ START_TIMEOUT_S = 60.0
 LEAVE_TIMEOUT_S = 30.0
 
 
+@dataclass(frozen=True)
+class MountedRest:
+    """Where a worker is served from a REST server that another part owns: its advertised URL there, and the
+    app the owner routes to it, attached once the worker is built."""
+
+    url: str
+    app: DeferredApp
+
+
 class DistributedWorker:
-    def __init__(self, settings: DistributedSettings, *, registry: PluginRegistry | None = None) -> None:
+    def __init__(
+        self,
+        settings: DistributedSettings,
+        *,
+        registry: PluginRegistry | None = None,
+        mounted: MountedRest | None = None,
+    ) -> None:
         self.settings = settings
         self._registry = registry
+        self._mounted = mounted
+        self._url: str | None = None
         self.rest: RestServer | None = None
         self.herder: DistributedHerder | None = None
         self.coordinator: Coordinator | None = None
@@ -77,19 +97,22 @@ class DistributedWorker:
 
     @property
     def url(self) -> str:
-        if self.rest is None:
+        if self._url is None:
             raise RuntimeError("The worker is not started")
-        return self.rest.advertised_url
+        return self._url
 
     def start(self, *, on_listening: Callable[[str], None] | None = None) -> None:
         """Start everything; raises (after cleaning up) if any step fails. `on_listening` gets the worker id
         as soon as the listener is bound (the logs show it from then on)."""
-        rest, deferred = start_rest_listener(self.settings.worker)
-        self.rest = rest
+        if self._mounted is None:
+            self.rest, deferred = start_rest_listener(self.settings.worker)
+            self._url = self.rest.advertised_url
+        else:
+            deferred, self._url = self._mounted.app, self._mounted.url
         if on_listening is not None:
-            on_listening(worker_id_of(rest.advertised_url))
+            on_listening(worker_id_of(self._url))
         try:
-            self._start_parts(deferred, rest.advertised_url)
+            self._start_parts(deferred, self._url)
         except BaseException:
             self.stop()
             raise

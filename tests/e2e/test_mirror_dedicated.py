@@ -1,0 +1,186 @@
+"""Dedicated mode (`kconnect mirror mm2.properties`) as a DR team runs it, between two real clusters: three
+processes started with one file form one cluster per flow and share its work; a changed file rolled out by
+restarting them one at a time is applied, and no record is lost on the way; a one-way mirror also runs the
+reverse flow for the heartbeats it mirrors back.
+
+Each test names its clusters with aliases of its own, so its internal topics (`mm2-*.<alias>.internal`), its
+groups (`<alias>-mm2`) and its remote topics are its own on the shared brokers."""
+
+from __future__ import annotations
+
+import signal
+import uuid
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from confluent_kafka import Producer
+from confluent_kafka.admin import AdminClient
+
+from connect.mirror.records import Heartbeat
+from tests.e2e.test_distributed_support import WorkerProcess, wait_until
+from tests.fixtures.kafka import new_topic
+from tests.fixtures.tcp_ports import free_port
+from tests.support.mirrored_topics import read_records
+
+pytestmark = pytest.mark.e2e
+
+CONNECTORS = ("MirrorSourceConnector", "MirrorCheckpointConnector", "MirrorHeartbeatConnector")
+
+
+class MirrorNode(WorkerProcess):
+    """One `kconnect mirror` process; its file is rewritten by `rewrite` before a restart."""
+
+    subcommand = "mirror"
+
+    def rewrite(self, props: Mapping[str, str]) -> None:
+        self.props_file.write_text("".join(f"{k}={v}\n" for k, v in props.items()))
+
+
+@pytest.fixture
+def nodes() -> Iterator[list[MirrorNode]]:
+    started: list[MirrorNode] = []
+    yield started
+    for node in started:
+        node.kill()
+
+
+def mm2_file(source: str, target: str, a: str, b: str, topics: str) -> dict[str, str]:
+    """A one-way mirror source -> target as a DR team writes it (single-broker clusters, so every topic with
+    one replica), with short refresh intervals."""
+    return {
+        "clusters": f"{source}, {target}",
+        f"{source}.bootstrap.servers": a,
+        f"{target}.bootstrap.servers": b,
+        f"{source}->{target}.enabled": "true",
+        f"{source}->{target}.topics": topics,
+        "tasks.max": "3",
+        "refresh.topics.interval.seconds": "1",
+        "emit.heartbeats.interval.seconds": "1",
+        "sync.topic.configs.enabled": "false",
+        "replication.factor": "1",
+        **{
+            f"{topic}.replication.factor": "1"
+            for topic in (
+                "checkpoints.topic",
+                "heartbeats.topic",
+                "offset-syncs.topic",
+                "config.storage",
+                "offset.storage",
+                "status.storage",
+            )
+        },
+    }
+
+
+def produce_values(bootstrap: str, topic: str, values: list[str]) -> None:
+    producer = Producer({"bootstrap.servers": bootstrap})
+    for n, value in enumerate(values):
+        producer.produce(topic, value.encode(), f"key-{n}".encode())
+    assert producer.flush(30) == 0
+
+
+def mirrored_values(bootstrap: str, topic: str) -> list[str]:
+    return sorted((record.value or b"").decode() for record in read_records(bootstrap, topic))
+
+
+def unit_owners(node: MirrorNode, flow_path: str) -> set[str] | None:
+    """The worker ids running the flow's connectors and tasks, once all three connectors run; else None."""
+    owners: set[str] = set()
+    with httpx.Client(base_url=node.url + flow_path, timeout=10) as http:
+        for name in CONNECTORS:
+            answer = http.get(f"/connectors/{name}/status")
+            if answer.status_code != 200 or answer.json()["connector"]["state"] != "RUNNING":
+                return None
+            status: dict[str, Any] = answer.json()
+            owners.add(status["connector"]["worker_id"])
+            owners |= {task["worker_id"] for task in status["tasks"] if task["state"] == "RUNNING"}
+    return owners
+
+
+def test_three_nodes_share_a_flow_and_a_rolling_restart_applies_a_changed_file_losing_nothing(
+    kafka_bootstrap: str, other_kafka_bootstrap: str, tmp_path: Path, nodes: list[MirrorNode]
+) -> None:
+    a, b, tag = kafka_bootstrap, other_kafka_bootstrap, uuid.uuid4().hex[:6]
+    source, target = f"dc{tag}", f"dr{tag}"
+    admin = AdminClient({"bootstrap.servers": a})
+    first = new_topic(admin, 4, prefix=f"orders-{tag}")
+    second = new_topic(admin, 2, prefix=f"payments-{tag}")
+    sent_first = [f"order-{n}" for n in range(40)]
+    produce_values(a, first, sent_first)
+    produce_values(a, second, [f"payment-{n}" for n in range(20)])
+
+    props = mm2_file(source, target, a, b, first)
+    for n in range(3):
+        node = MirrorNode(f"mm{n}", {**props, "listeners": f"http://127.0.0.1:{free_port()}"}, tmp_path)
+        nodes.append(node)
+        node.start()
+    for node in nodes:
+        wait_until(node.healthy, 90, f"{node.name} healthy", interval=0.2)
+
+    forward, reverse = f"/{source}/{target}", f"/{target}/{source}"
+    assert httpx.get(nodes[0].url + "/", timeout=10).json()["flows"].keys() == {
+        f"{source}->{target}",
+        f"{target}->{source}",
+    }
+    wait_until(lambda: mirrored_values(b, f"{source}.{first}") == sorted(sent_first), 90, "the topic on the target")
+    # One cluster per flow: the flow's connectors and tasks (3 source tasks, a heartbeat task) on all three.
+    everyone = {node.worker_id for node in nodes}
+    wait_until(lambda: unit_owners(nodes[0], forward) == everyone, 60, "the flow's work on all three nodes")
+    assert mirrored_values(b, f"{source}.{second}") == [], "a topic the file does not select was mirrored"
+
+    # The reverse flow runs only for its heartbeats: they are written on the source cluster and mirrored back.
+    def heartbeat_mirrored_back() -> bool:
+        records = read_records(b, f"{source}.heartbeats")
+        beats = [Heartbeat.read(r.key or b"", r.value or b"") for r in records]
+        return any(beat.source_cluster_alias == target and beat.target_cluster_alias == source for beat in beats)
+
+    wait_until(heartbeat_mirrored_back, 60, "the reverse flow's heartbeats mirrored to the target")
+    reverse_source = httpx.get(f"{nodes[0].url}{reverse}/connectors/MirrorSourceConnector/status", timeout=10)
+    assert reverse_source.json()["tasks"] == [], "the reverse flow mirrors nothing"
+
+    # The rollout: each node stopped, given the new file and started again, while records keep coming.
+    changed = mm2_file(source, target, a, b, f"{first},{second}")
+    sent_during = []
+    for round_, node in enumerate(nodes):
+        batch = [f"rollout-{round_}-{n}" for n in range(10)]
+        produce_values(a, first, batch)
+        sent_during += batch
+        node.signal(signal.SIGTERM)
+        assert node.wait_exit(60) == 0, node.log_tail()
+        node.rewrite({**changed, "listeners": node.url})
+        node.start()
+        wait_until(node.healthy, 90, f"{node.name} healthy again", interval=0.2)
+
+    config = httpx.get(f"{nodes[2].url}{forward}/connectors/MirrorSourceConnector/config", timeout=10).json()
+    assert config["topics"] == f"{first},{second}"
+    wait_until(
+        lambda: mirrored_values(b, f"{source}.{second}") == sorted(f"payment-{n}" for n in range(20)),
+        90,
+        "the topic the changed file adds, on the target",
+    )
+    expected_first = sorted(sent_first + sent_during)
+    wait_until(
+        lambda: set(mirrored_values(b, f"{source}.{first}")) == set(expected_first),
+        90,
+        "every record sent during the rollout on the target",
+    )
+    wait_until(lambda: unit_owners(nodes[0], forward) == everyone, 60, "the flow's work back on all three nodes")
+
+
+def test_clusters_limits_a_node_to_the_flows_into_the_named_clusters(
+    kafka_bootstrap: str, other_kafka_bootstrap: str, tmp_path: Path, nodes: list[MirrorNode]
+) -> None:
+    tag = uuid.uuid4().hex[:6]
+    source, target = f"dc{tag}", f"dr{tag}"
+    props = mm2_file(source, target, kafka_bootstrap, other_kafka_bootstrap, f"nothing-{tag}")
+    node = MirrorNode("mm", {**props, "listeners": f"http://127.0.0.1:{free_port()}"}, tmp_path)
+    node.extra_args = ["--clusters", target]
+    nodes.append(node)
+    node.start()
+    wait_until(node.healthy, 90, "the node healthy", interval=0.2)
+    assert list(httpx.get(node.url + "/", timeout=10).json()["flows"]) == [f"{source}->{target}"]
+    topics = AdminClient({"bootstrap.servers": kafka_bootstrap}).list_topics(timeout=10).topics
+    assert f"mm2-configs.{target}.internal" not in topics, "the flow into the other cluster was started"

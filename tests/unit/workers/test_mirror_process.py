@@ -1,0 +1,95 @@
+"""The dedicated MirrorMaker process before it touches Kafka: which flows it runs, the errors a bad file gets,
+and its REST app (each flow's API under `/<source>/<target>`, one `/health` for the process)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from connect.api.errors import ConfigError
+from connect.mirror.dedicated_config import Flow, MirrorMakerConfig
+from connect.runtime.domain.info import WorkerHealth
+from tests.support.asgi_client import AsgiClient
+from workers.cli import main
+from workers.common.health import HEALTHY, STARTING
+from workers.mirror.process import MirrorMaker
+from workers.mirror.rest_app import mirror_app
+
+ONE_WAY = {
+    "clusters": "A, B",
+    "A.bootstrap.servers": "127.0.0.1:1",
+    "B.bootstrap.servers": "127.0.0.1:2",
+    "A->B.enabled": "true",
+    "config.storage.replication.factor": "1",
+}
+
+
+def test_a_one_way_mirror_runs_the_reverse_flow_for_its_heartbeats_and_clusters_keeps_the_flows_into_them() -> None:
+    assert MirrorMaker(MirrorMakerConfig(ONE_WAY)).flows == [Flow("A", "B"), Flow("B", "A")]
+    assert MirrorMaker(MirrorMakerConfig(ONE_WAY), ["B"]).flows == [Flow("A", "B")]
+
+
+def test_no_flow_into_the_given_clusters_and_a_bad_worker_key_are_refused_before_anything_starts() -> None:
+    with pytest.raises(ConfigError, match="No flow into C"):
+        MirrorMaker(MirrorMakerConfig(ONE_WAY), ["C"])
+    with pytest.raises(ConfigError, match=r"session\.timeout\.ms"):
+        MirrorMaker(MirrorMakerConfig({**ONE_WAY, "B.session.timeout.ms": "soon"}))
+
+
+@pytest.fixture
+def root_logger_restored() -> Iterator[None]:
+    """The command installs its own log handler: the root logger is put back as it was afterwards."""
+    root = logging.getLogger()
+    saved = (list(root.handlers), root.level)
+    yield
+    root.handlers[:] = saved[0]
+    root.setLevel(saved[1])
+
+
+@pytest.mark.usefixtures("root_logger_restored")
+def test_the_command_exits_2_with_the_reason_when_the_file_cannot_start_mirroring(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    file = tmp_path / "mm2.properties"
+    file.write_text("A.bootstrap.servers=127.0.0.1:1\n")
+    assert main(["mirror", str(file)]) == 2
+    assert "Stopping due to error: clusters must name the clusters of the topology" in capsys.readouterr().err
+    assert main(["mirror", str(tmp_path / "missing.properties")]) == 2
+    assert "missing.properties" in capsys.readouterr().err
+
+
+def test_each_flows_api_is_served_under_its_path_and_health_names_the_first_flow_not_healthy() -> None:
+    flows = {Flow("A", "B"): _answering("A->B"), Flow("B", "A"): _answering("B->A")}
+    health = {Flow("A", "B"): HEALTHY, Flow("B", "A"): STARTING}
+    client = AsgiClient(mirror_app(flows, lambda flow: health[flow]))
+
+    assert client.get("/A/B/connectors").json() == {"flow": "A->B", "path": "/connectors"}
+    assert client.get("/B/A/").json()["flow"] == "B->A"
+    assert client.get("/").json() == {"flows": {"A->B": "http://testserver/A/B", "B->A": "http://testserver/B/A"}}
+
+    starting = client.get("/health")
+    assert starting.status_code == 503
+    assert starting.json()["message"] == f"B->A: {STARTING.message}"
+    assert starting.json()["flows"]["A->B"]["status"] == "healthy"
+
+    health[Flow("B", "A")] = WorkerHealth("unhealthy", "Worker cannot read its config topic from Kafka: down")
+    assert client.get("/health").status_code == 500
+    health[Flow("B", "A")] = HEALTHY
+    healthy = client.get("/health")
+    assert (healthy.status_code, healthy.json()["status"]) == (200, "healthy")
+
+
+def _answering(name: str) -> ASGIApp:
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        # What a mounted app sees: the path below its mount point.
+        root = str(scope.get("root_path", ""))
+        path = str(scope["path"])
+        path = path[len(root) :] if path.startswith(root) else path
+        await JSONResponse({"flow": name, "path": path})(scope, receive, send)
+
+    return app

@@ -1,0 +1,149 @@
+"""`MirrorMaker`: the flows of a dedicated MirrorMaker process (Java's `MirrorMaker`), each a distributed worker
+of its target cluster, served from one REST listener.
+
+Each flow's worker is an ordinary kconnect distributed worker with the config `MirrorMakerConfig.worker_config`
+derives (group `<source>-mm2`, internal topics `mm2-{configs,offsets,status}.<source>.internal` on the target):
+processes started with the same mm2.properties on several machines form one cluster per flow through the
+same group membership every kconnect cluster uses, and share its tasks. Every worker writes its own config
+log, so no request is forwarded to a leader (Java needs KIP-710's internal REST for that).
+
+Connector configs are never posted by users: once a flow's worker has started, it writes the three
+connectors' configs (`MirrorMakerConfig.connector_config`) to the flow's config log where they differ from
+what is there. A changed mm2.properties is therefore applied by restarting the processes one by one: the
+first restarted process writes the new configs and every worker of the flow follows them. (Java's
+`MirrorHerder` writes them when a node becomes the group's leader, which a rolling restart also reaches.)
+A refused config stops the process with the connector's reason, where Java only logs it.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable, Sequence
+
+from connect.api.errors import ConnectError, NotFoundError
+from connect.mirror.dedicated_config import CONNECTOR_CLASSES, Flow, MirrorMakerConfig
+from connect.runtime.config.worker_config import WorkerConfig
+from connect.runtime.domain.info import WorkerHealth
+from connect.runtime.plugins import PluginRegistry
+from rest.listeners.for_worker import rest_server_for
+from rest.listeners.server import RestServer
+from workers.common.deferred_app import DeferredApp
+from workers.common.health import STARTING
+from workers.common.rest_listener import worker_id_of
+from workers.distributed.process import DistributedWorker, MountedRest
+from workers.distributed.settings import DistributedSettings
+from workers.mirror.rest_app import flow_path, mirror_app
+
+log = logging.getLogger(__name__)
+
+DEFAULT_LISTENERS = "http://:8083"
+# The process's own REST keys, top-level in mm2.properties (Java's internal REST keys, KIP-710), with the TLS
+# keys of HTTPS listeners (`listeners.https.ssl.*`) and REST extensions (authentication).
+_REST_PREFIXES = (
+    "listeners",
+    "admin.listeners",
+    "rest.",
+    "access.control.",
+    "response.http.headers.config",
+)
+# WorkerConfig's required keys, which the REST server does not use.
+_REST_ONLY_DEFAULTS = {
+    "key.converter": "org.apache.kafka.connect.converters.ByteArrayConverter",
+    "value.converter": "org.apache.kafka.connect.converters.ByteArrayConverter",
+}
+
+
+class MirrorMaker:
+    def __init__(
+        self,
+        config: MirrorMakerConfig,
+        targets: Sequence[str] | None = None,
+        *,
+        registry: PluginRegistry | None = None,
+    ) -> None:
+        """Derive and check every flow's settings; ConfigError names the first bad key (nothing is started)."""
+        self.config = config
+        self.flows = config.flows(targets or None)
+        self._settings = {flow: DistributedSettings.from_props(config.worker_config(flow)) for flow in self.flows}
+        self._rest_config = WorkerConfig.from_props(
+            {"listeners": DEFAULT_LISTENERS, **_REST_ONLY_DEFAULTS, **config.top_level(_REST_PREFIXES)}
+        )
+        self._registry = registry
+        self.rest: RestServer | None = None
+        self.workers: dict[Flow, DistributedWorker] = {}
+
+    @property
+    def url(self) -> str:
+        if self.rest is None:
+            raise RuntimeError("MirrorMaker is not started")
+        return self.rest.advertised_url.rstrip("/")
+
+    def flow_url(self, flow: Flow) -> str:
+        return self.url + flow_path(flow)
+
+    def start(self, *, on_listening: Callable[[str], None] | None = None) -> None:
+        """Bind the REST listener, then start every flow's worker and configure its connectors; raises (after
+        stopping what started) if any step fails."""
+        apps = {flow: DeferredApp() for flow in self.flows}
+        self.rest = rest_server_for(self._rest_config, mirror_app(apps, self._health), os.environ)
+        self.rest.start()
+        if on_listening is not None:
+            on_listening(worker_id_of(self.url))
+        try:
+            registry = self._registry or PluginRegistry.discover()
+            for flow in self.flows:
+                self._start_flow(flow, registry, apps[flow])
+        except BaseException:
+            self.stop()
+            raise
+        flows = ", ".join(str(flow) for flow in self.flows)
+        log.info("Kafka MirrorMaker started with %d flows (%s): REST API at %s", len(self.flows), flows, self.url)
+
+    def _start_flow(self, flow: Flow, registry: PluginRegistry, app: DeferredApp) -> None:
+        log.info("Starting the worker of %s", flow)
+        worker = DistributedWorker(
+            self._settings[flow], registry=registry, mounted=MountedRest(self.flow_url(flow), app)
+        )
+        worker.start()  # cleans up after itself if it fails
+        self.workers[flow] = worker
+        self._configure_connectors(flow, worker)
+
+    def _configure_connectors(self, flow: Flow, worker: DistributedWorker) -> None:
+        """Write the flow's three connector configs where the config log holds another (or none)."""
+        herder = worker.herder
+        assert herder is not None, "a started worker has its herder"
+        for connector_class in CONNECTOR_CLASSES:
+            wanted = self.config.connector_config(flow, connector_class)
+            name = wanted["name"]
+            try:
+                current: dict[str, str] | None = herder.connector_config(name)
+            except NotFoundError:
+                current = None
+            if current == wanted:
+                log.info("The %s connector of %s is already configured so", name, flow)
+                continue
+            try:
+                herder.put_connector_config(name, wanted, allow_replace=True)
+            except ConnectError as exc:
+                raise ConnectError(f"The {name} connector of {flow} was refused: {exc}") from exc
+            log.info("%s connector configured for %s", name, flow)
+
+    def _health(self, flow: Flow) -> WorkerHealth:
+        worker = self.workers.get(flow)
+        if worker is None or worker.herder is None:
+            return STARTING
+        return worker.herder.health()
+
+    def stop(self) -> None:
+        """Stop REST, then every flow's worker (each leaves its group: its tasks move to the other processes)."""
+        log.info("Kafka MirrorMaker stopping")
+        if self.rest is not None:
+            self.rest.stop()
+        for flow, worker in reversed(list(self.workers.items())):
+            try:
+                worker.stop()
+            except Exception:
+                log.exception("Error while stopping the worker of %s", flow)
+        self.workers.clear()
+        log.info("Kafka MirrorMaker stopped")
