@@ -13,7 +13,7 @@ import sys
 import time
 from collections.abc import Callable
 
-from ctl import commands_admin, commands_config, commands_read, commands_write, contexts
+from ctl import commands_admin, commands_config, commands_mirror, commands_read, commands_write, contexts
 from ctl.client import ConnectClient
 from ctl.connector_files import read_definition
 from ctl.errors import EXIT_OK, CtlError, InvalidConfigError, UsageError
@@ -106,6 +106,12 @@ def _command(args: argparse.Namespace) -> Command:
         return lambda client: commands_write.delete(client, _connector(args.target))
     if verb == "offsets":
         return _offsets(args)
+    if verb == "mirror" and args.action == "status":
+        return lambda client: commands_mirror.mirror_status(client, output)
+    if verb == "mirror":
+        return lambda client: commands_mirror.mirror_translate(
+            client, args.group, args.flow, apply=args.apply, output=output
+        )
     if verb == "logs":
         return lambda client: commands_admin.logger_level(client, args.logger, args.set, args.scope, output)
     raise UsageError(f"Unknown verb {verb}")

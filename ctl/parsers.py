@@ -75,7 +75,23 @@ def add_verbs(parser: argparse.ArgumentParser) -> None:
     level.add_argument("--set", metavar="LEVEL", help="the new level (ERROR, WARN, INFO, DEBUG, TRACE, ...)")
     level.add_argument("--scope", choices=("worker", "cluster"), default="worker", help="default: worker")
 
+    _add_mirror(verbs, common)
     _add_config(verbs)
+
+
+def _add_mirror(verbs: Subparsers, common: argparse.ArgumentParser) -> None:
+    mirror = verbs.add_parser("mirror", help="a dedicated MirrorMaker's flows: status, translated group offsets")
+    actions = mirror.add_subparsers(dest="action", required=True, metavar="status|translate")
+    status = actions.add_parser("status", parents=[common], help="each flow's connectors, lag and heartbeat age")
+    _watch_option(status)
+    translate = actions.add_parser(
+        "translate", parents=[common], help="a consumer group's offsets translated to the target cluster"
+    )
+    translate.add_argument("--group", required=True, help="the consumer group")
+    translate.add_argument("--flow", metavar="SOURCE->TARGET", help="default: the only flow that mirrors topics")
+    translate.add_argument(
+        "--apply", action="store_true", help="write them to the group on the target (it must have no active member)"
+    )
 
 
 def _add_offsets(verbs: Subparsers, common: argparse.ArgumentParser) -> None:

@@ -20,6 +20,8 @@ from connect.runtime.kafka import KafkaAdmin, KafkaAssignedConsumer, KafkaClient
 
 log = logging.getLogger(__name__)
 
+RecordHandler = Callable[[bytes | None, bytes | None], None]
+
 
 def _clients(settings: Mapping[str, str]) -> KafkaClients:
     return KafkaClients(producer_props={}, consumer_props={}, admin_props=settings)
@@ -69,7 +71,7 @@ class PartitionReader:
         side: Side,
         role: str,
         topic: str,
-        handle: Callable[[bytes | None, bytes | None], None],
+        handle: RecordHandler,
         task_index: int | None = None,
     ) -> None:
         reading = {**props, f"{side}.consumer.auto.offset.reset": "earliest"}

@@ -8,6 +8,7 @@ groups (`<alias>-mm2`) and its remote topics are its own on the shared brokers."
 
 from __future__ import annotations
 
+import json
 import signal
 import uuid
 from collections.abc import Iterator, Mapping
@@ -16,14 +17,16 @@ from typing import Any
 
 import httpx
 import pytest
-from confluent_kafka import Producer
+from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient
 
 from connect.mirror.records import Heartbeat
 from tests.e2e.test_distributed_support import WorkerProcess, wait_until
 from tests.fixtures.kafka import new_topic
 from tests.fixtures.tcp_ports import free_port
+from tests.integration.test_mirror_source import PARTITIONS, consume_and_commit, produce
 from tests.support.mirrored_topics import read_records
+from tests.unit.ctl.support import ctl
 
 pytestmark = pytest.mark.e2e
 
@@ -84,6 +87,15 @@ def produce_values(bootstrap: str, topic: str, values: list[str]) -> None:
 
 def mirrored_values(bootstrap: str, topic: str) -> list[str]:
     return sorted((record.value or b"").decode() for record in read_records(bootstrap, topic))
+
+
+def committed_offsets(bootstrap: str, group: str, topic: str, partitions: int) -> dict[int, int]:
+    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": group})
+    try:
+        found = consumer.committed([TopicPartition(topic, p) for p in range(partitions)], timeout=10)
+    finally:
+        consumer.close()
+    return {tp.partition: tp.offset for tp in found if tp.offset >= 0}
 
 
 def unit_owners(node: MirrorNode, flow_path: str) -> set[str] | None:
@@ -184,3 +196,72 @@ def test_clusters_limits_a_node_to_the_flows_into_the_named_clusters(
     assert list(httpx.get(node.url + "/", timeout=10).json()["flows"]) == [f"{source}->{target}"]
     topics = AdminClient({"bootstrap.servers": kafka_bootstrap}).list_topics(timeout=10).topics
     assert f"mm2-configs.{target}.internal" not in topics, "the flow into the other cluster was started"
+
+
+def test_the_runbook_commands_show_the_flow_and_fail_a_group_over_with_its_translated_offsets(
+    kafka_bootstrap: str,
+    other_kafka_bootstrap: str,
+    tmp_path: Path,
+    nodes: list[MirrorNode],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    a, b, tag = kafka_bootstrap, other_kafka_bootstrap, uuid.uuid4().hex[:6]
+    source, target = f"dc{tag}", f"dr{tag}"
+    topic = new_topic(AdminClient({"bootstrap.servers": a}), PARTITIONS, prefix=f"orders-{tag}")
+    group = f"billing-{tag}"
+    produce(a, topic, 30 * PARTITIONS)
+    consume_and_commit(a, topic, group, 20)
+    props = {
+        **mm2_file(source, target, a, b, topic),
+        f"{source}->{target}.groups": group,
+        "offset.lag.max": "5",
+        "emit.checkpoints.interval.seconds": "1",
+        "refresh.groups.interval.seconds": "1",
+    }
+    node = MirrorNode("mm", {**props, "listeners": f"http://127.0.0.1:{free_port()}"}, tmp_path)
+    nodes.append(node)
+    node.start()
+    wait_until(node.healthy, 90, "the node healthy", interval=0.2)
+    remote = f"{source}.{topic}"
+
+    def translated() -> dict[int, int] | None:
+        answer = ctl(capsys, "mirror", "translate", "--group", group, "--url", node.url, "-o", "json")
+        if answer.code != 0:
+            return None
+        offsets = json.loads(answer.out)["offsets"]
+        return {o["partition"]: o["offset"] for o in offsets if o["topic"] == remote} or None
+
+    # Never ahead of what the group read (20 a partition), and behind it by less than offset.lag.max.
+    offsets = wait_until(translated, 90, "the group's translated offsets")
+    assert set(offsets) == set(range(PARTITIONS))
+    assert all(20 - 5 <= offset <= 20 for offset in offsets.values()), offsets
+
+    def status() -> dict[str, Any] | None:
+        answer = ctl(capsys, "mirror", "status", "--url", node.url, "-o", "json")
+        flow = json.loads(answer.out)[f"{source}->{target}"] if answer.code == 0 else None
+        ready = flow is not None and flow["heartbeat_age_ms"] is not None and flow["lag"] == 0
+        return flow if ready and len(flow["partitions"]) >= PARTITIONS else None
+
+    flow = wait_until(status, 60, "the flow caught up, with a heartbeat mirrored back")
+    assert flow["enabled"] is True
+    assert flow["connectors"]["MirrorSourceConnector"]["state"] == "RUNNING"
+    assert 0 <= flow["heartbeat_age_ms"] < 30_000
+    table = ctl(capsys, "mirror", "status", "--url", node.url)
+    assert f"{source}->{target}" in table.out and "heartbeats only" in table.out
+
+    # Failover: refused while the group runs on the target, written once its consumers are stopped.
+    member = Consumer({"bootstrap.servers": b, "group.id": group, "auto.offset.reset": "earliest"})
+    member.subscribe([remote])
+    wait_until(lambda: member.poll(0.2) is not None or member.assignment(), 30, "a member of the group on the target")
+    refused = ctl(capsys, "mirror", "translate", "--group", group, "--apply", "--url", node.url)
+    member.close()
+    assert refused.code == 1 and "stop its consumers" in refused.err, refused
+    applied = wait_until(
+        lambda: ctl(capsys, "mirror", "translate", "--group", group, "--apply", "--url", node.url).code == 0,
+        30,
+        "the offsets written once the group is empty",
+        interval=1,
+    )
+    assert applied
+    committed = committed_offsets(b, group, remote, PARTITIONS)
+    assert committed == translated()

@@ -13,6 +13,9 @@ what is there. A changed mm2.properties is therefore applied by restarting the p
 first restarted process writes the new configs and every worker of the flow follows them. (Java's
 `MirrorHerder` writes them when a node becomes the group's leader, which a rolling restart also reaches.)
 A refused config stops the process with the connector's reason, where Java only logs it.
+
+It also answers the DR runbook's questions about its flows (`rest_app.FlowQueries`, `connect.mirror.mirror_client`):
+status and lag, and a consumer group's translated offsets, read or written to the group on the target.
 """
 
 from __future__ import annotations
@@ -20,9 +23,12 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from connect.api.errors import ConnectError, NotFoundError
+from connect.mirror import mirror_client
 from connect.mirror.dedicated_config import CONNECTOR_CLASSES, Flow, MirrorMakerConfig
+from connect.mirror.records import Checkpoint
 from connect.runtime.config.worker_config import WorkerConfig
 from connect.runtime.domain.info import WorkerHealth
 from connect.runtime.plugins import PluginRegistry
@@ -38,6 +44,7 @@ from workers.mirror.rest_app import flow_path, mirror_app
 log = logging.getLogger(__name__)
 
 DEFAULT_LISTENERS = "http://:8083"
+RUNBOOK_TIMEOUT_S = 10.0
 # The process's own REST keys, top-level in mm2.properties (Java's internal REST keys, KIP-710), with the TLS
 # keys of HTTPS listeners (`listeners.https.ssl.*`) and REST extensions (authentication).
 _REST_PREFIXES = (
@@ -86,7 +93,7 @@ class MirrorMaker:
         """Bind the REST listener, then start every flow's worker and configure its connectors; raises (after
         stopping what started) if any step fails."""
         apps = {flow: DeferredApp() for flow in self.flows}
-        self.rest = rest_server_for(self._rest_config, mirror_app(apps, self._health), os.environ)
+        self.rest = rest_server_for(self._rest_config, mirror_app(apps, self._health, self), os.environ)
         self.rest.start()
         if on_listening is not None:
             on_listening(worker_id_of(self.url))
@@ -134,6 +141,63 @@ class MirrorMaker:
         if worker is None or worker.herder is None:
             return STARTING
         return worker.herder.health()
+
+    # -- the DR runbook's questions (rest_app.FlowQueries) --------------------------------------------------
+
+    def translated_offsets(self, flow: Flow, group: str) -> list[Checkpoint]:
+        props = self.config.connector_config(flow, "MirrorCheckpointConnector")
+        checkpoints = mirror_client.translated_offsets(props, group, RUNBOOK_TIMEOUT_S)
+        if not checkpoints:
+            raise NotFoundError(
+                f"No checkpoint of consumer group {group} from {flow.source} on {flow.target} yet (is the group "
+                "taken by the flow's groups filter, and has it committed offsets on mirrored topics?)"
+            )
+        return checkpoints
+
+    def apply_translated_offsets(self, flow: Flow, group: str) -> list[Checkpoint]:
+        checkpoints = self.translated_offsets(flow, group)
+        props = self.config.connector_config(flow, "MirrorCheckpointConnector")
+        mirror_client.apply_to_idle_group(props, group, checkpoints, RUNBOOK_TIMEOUT_S)
+        log.info(
+            "Wrote the translated offsets of consumer group %s to %s (%d partitions)",
+            group,
+            flow.target,
+            len(checkpoints),
+        )
+        return checkpoints
+
+    def status(self, flow: Flow) -> dict[str, Any]:
+        """The flow's connectors and tasks, its lag per mirrored partition (those the source connector has
+        stored an offset for) and the age of the newest heartbeat mirrored from the source."""
+        props = self.config.connector_config(flow, "MirrorSourceConnector")
+        worker = self.workers.get(flow)
+        body: dict[str, Any] = {"enabled": props.get("enabled", "false").strip().lower() == "true"}
+        if worker is None or worker.herder is None:
+            return {**body, "state": "starting"}
+        herder = worker.herder
+        connectors: dict[str, Any] = {}
+        for name in CONNECTOR_CLASSES:
+            try:
+                info = herder.connector_status(name)
+            except NotFoundError:
+                continue
+            connectors[name] = {
+                "state": info.connector.state.value,
+                "tasks": [task.status.state.value for task in info.tasks],
+            }
+        next_offsets = {
+            (str(o.partition["topic"]), int(o.partition["partition"])): int(o.offset["offset"]) + 1
+            for o in herder.connector_offsets("MirrorSourceConnector")
+            if o.offset is not None and "offset" in o.offset
+        }
+        lags = mirror_client.replication_lag(props, next_offsets, RUNBOOK_TIMEOUT_S)
+        return {
+            **body,
+            "connectors": connectors,
+            "partitions": [{"topic": x.topic, "partition": x.partition, "lag": x.records} for x in lags],
+            "lag": sum(x.records for x in lags),
+            "heartbeat_age_ms": mirror_client.heartbeat_age_ms(props, RUNBOOK_TIMEOUT_S),
+        }
 
     def stop(self) -> None:
         """Stop REST, then every flow's worker (each leaves its group: its tasks move to the other processes)."""

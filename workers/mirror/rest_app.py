@@ -1,5 +1,10 @@
-"""The REST app of a dedicated MirrorMaker process: every flow's worker under `/<source>/<target>`, and the
-process's own `/` and `/health`.
+"""The REST app of a dedicated MirrorMaker process: every flow's worker under `/<source>/<target>`, the
+process's own `/` and `/health`, and the DR runbook's questions under `/flows` (what `kconnect ctl mirror`
+asks):
+
+- `GET /flows`: each flow's connectors, replication lag per mirrored partition and heartbeat age;
+- `GET /flows/<source>/<target>/groups/<group>/offsets`: the group's offsets translated to the target;
+- `POST` to the same path: write them to the group on the target (409 while it has active members).
 
 One listener serves every flow (Java's dedicated mode namespaces its internal REST resources the same way,
 KIP-710), so `kconnect ctl --url http://host:8083/A/B status` is the API of flow A->B's worker, and a container
@@ -9,15 +14,20 @@ engine checks one `/health`: healthy once every flow's worker is, else the first
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import Any, Protocol
 from urllib.parse import quote
 
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Mount, Route
 from starlette.types import ASGIApp
 
+from connect.api.errors import ConnectError, NotFoundError
 from connect.mirror.dedicated_config import Flow
+from connect.mirror.mirror_client import GroupActiveError
+from connect.mirror.records import Checkpoint
 from connect.runtime.domain.info import WorkerHealth
 from workers.common.health import HEALTHY
 
@@ -29,8 +39,83 @@ def flow_path(flow: Flow) -> str:
     return f"/{quote(flow.source, safe='')}/{quote(flow.target, safe='')}"
 
 
-def mirror_app(flows: Mapping[Flow, ASGIApp], health_of: Callable[[Flow], WorkerHealth]) -> ASGIApp:
-    """`flows`' apps mounted at their paths; `health_of(flow)` is the flow worker's `/health`."""
+class FlowQueries(Protocol):
+    """What the process answers about its flows (`MirrorMaker`); each may block on Kafka."""
+
+    def status(self, flow: Flow) -> dict[str, Any]: ...
+
+    def translated_offsets(self, flow: Flow, group: str) -> list[Checkpoint]: ...
+
+    def apply_translated_offsets(self, flow: Flow, group: str) -> list[Checkpoint]: ...
+
+
+def _error(code: int, message: str) -> JSONResponse:
+    return JSONResponse({"error_code": code, "message": message}, status_code=code)
+
+
+def _offsets_body(group: str, checkpoints: list[Checkpoint]) -> dict[str, Any]:
+    return {
+        "group": group,
+        "offsets": [
+            {
+                "topic": c.topic,
+                "partition": c.partition,
+                "offset": c.downstream_offset,
+                "upstream_offset": c.upstream_offset,
+                "metadata": c.metadata,
+            }
+            for c in checkpoints
+        ],
+    }
+
+
+def _runbook_routes(flows: list[Flow], queries: FlowQueries) -> list[Route]:
+    by_path = {(flow.source, flow.target): flow for flow in flows}
+
+    async def answer(request: Request, ask: Callable[[], dict[str, Any]]) -> JSONResponse:
+        try:
+            return JSONResponse(await run_in_threadpool(ask))
+        except GroupActiveError as exc:
+            return _error(409, str(exc))
+        except NotFoundError as exc:
+            return _error(404, str(exc))
+        except ConnectError as exc:
+            return _error(500, str(exc))
+
+    def flow_of(request: Request) -> Flow:
+        params = request.path_params
+        flow = by_path.get((params["source"], params["target"]))
+        if flow is None:
+            raise NotFoundError(f"This MirrorMaker runs no flow {params['source']}->{params['target']}")
+        return flow
+
+    async def all_status(request: Request) -> JSONResponse:
+        return await answer(request, lambda: {str(flow): queries.status(flow) for flow in flows})
+
+    async def group_offsets(request: Request) -> JSONResponse:
+        group = request.path_params["group"]
+
+        def ask() -> dict[str, Any]:
+            flow = flow_of(request)
+            if request.method == "POST":
+                checkpoints = queries.apply_translated_offsets(flow, group)
+            else:
+                checkpoints = queries.translated_offsets(flow, group)
+            return _offsets_body(group, checkpoints)
+
+        return await answer(request, ask)
+
+    return [
+        Route("/flows", all_status),
+        Route("/flows/{source}/{target}/groups/{group}/offsets", group_offsets, methods=["GET", "POST"]),
+    ]
+
+
+def mirror_app(
+    flows: Mapping[Flow, ASGIApp], health_of: Callable[[Flow], WorkerHealth], queries: FlowQueries
+) -> ASGIApp:
+    """`flows`' apps mounted at their paths; `health_of(flow)` is the flow worker's `/health`; `queries` answers
+    the `/flows` routes."""
 
     async def root(request: Request) -> JSONResponse:
         base = str(request.base_url).rstrip("/")
@@ -50,6 +135,6 @@ def mirror_app(flows: Mapping[Flow, ASGIApp], health_of: Callable[[Flow], Worker
             body["error_code"] = code
         return JSONResponse(body, status_code=code)
 
-    routes: list[Route | Mount] = [Route("/", root), Route("/health", health)]
+    routes: list[Route | Mount] = [Route("/", root), Route("/health", health), *_runbook_routes(list(flows), queries)]
     routes += [Mount(flow_path(flow), app=app) for flow, app in flows.items()]
     return Starlette(routes=routes)
