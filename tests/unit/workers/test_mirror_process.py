@@ -6,13 +6,16 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from connect.api.errors import ConfigError
+from connect.api.errors import ConfigError, NotFoundError
 from connect.mirror.dedicated_config import Flow, MirrorMakerConfig
+from connect.mirror.mirror_client import GroupActiveError
+from connect.mirror.records import Checkpoint
 from connect.runtime.domain.info import WorkerHealth
 from tests.support.asgi_client import AsgiClient
 from workers.cli import main
@@ -66,7 +69,7 @@ def test_the_command_exits_2_with_the_reason_when_the_file_cannot_start_mirrorin
 def test_each_flows_api_is_served_under_its_path_and_health_names_the_first_flow_not_healthy() -> None:
     flows = {Flow("A", "B"): _answering("A->B"), Flow("B", "A"): _answering("B->A")}
     health = {Flow("A", "B"): HEALTHY, Flow("B", "A"): STARTING}
-    client = AsgiClient(mirror_app(flows, lambda flow: health[flow]))
+    client = AsgiClient(mirror_app(flows, lambda flow: health[flow], FakeQueries()))
 
     assert client.get("/A/B/connectors").json() == {"flow": "A->B", "path": "/connectors"}
     assert client.get("/B/A/").json()["flow"] == "B->A"
@@ -93,3 +96,37 @@ def _answering(name: str) -> ASGIApp:
         await JSONResponse({"flow": name, "path": path})(scope, receive, send)
 
     return app
+
+
+class FakeQueries:
+    """A flow A->B whose group `billing` has a checkpoint and an active member on the target."""
+
+    def status(self, flow: Flow) -> dict[str, Any]:
+        return {"enabled": flow == Flow("A", "B"), "lag": 0}
+
+    def translated_offsets(self, flow: Flow, group: str) -> list[Checkpoint]:
+        if group != "billing":
+            raise NotFoundError(f"No checkpoint of consumer group {group}")
+        return [Checkpoint("billing", "A.orders", 0, 120, 118, "m")]
+
+    def apply_translated_offsets(self, flow: Flow, group: str) -> list[Checkpoint]:
+        raise GroupActiveError(f"Consumer group {group} is STABLE on the target cluster: stop its consumers")
+
+
+def test_the_runbook_routes_answer_with_kafka_connects_error_shape() -> None:
+    flows = {Flow("A", "B"): _answering("A->B"), Flow("B", "A"): _answering("B->A")}
+    client = AsgiClient(mirror_app(flows, lambda _: HEALTHY, FakeQueries()))
+
+    assert client.get("/flows").json() == {"A->B": {"enabled": True, "lag": 0}, "B->A": {"enabled": False, "lag": 0}}
+    translated = client.get("/flows/A/B/groups/billing/offsets")
+    assert translated.json() == {
+        "group": "billing",
+        "offsets": [{"topic": "A.orders", "partition": 0, "offset": 118, "upstream_offset": 120, "metadata": "m"}],
+    }
+    refused = client.post("/flows/A/B/groups/billing/offsets")
+    assert (refused.status_code, refused.json()["error_code"]) == (409, 409)
+    assert "stop its consumers" in refused.json()["message"]
+    assert client.get("/flows/A/B/groups/other/offsets").status_code == 404
+    unknown = client.get("/flows/A/C/groups/billing/offsets")
+    assert unknown.status_code == 404
+    assert unknown.json()["message"] == "This MirrorMaker runs no flow A->C"
