@@ -34,6 +34,7 @@ from connect.mirror.config import (
     CHECKPOINT_CONFIG_DEF,
     CONSUMER_POLL_TIMEOUT_MS_CONFIG,
     EMIT_CHECKPOINTS_INTERVAL_SECONDS_CONFIG,
+    OFFSET_SYNCS_HISTORY_SIZE_CONFIG,
     SYNC_GROUP_OFFSETS_ENABLED_CONFIG,
     SYNC_GROUP_OFFSETS_INTERVAL_SECONDS_CONFIG,
     TARGET_CLUSTER_ALIAS_CONFIG,
@@ -73,6 +74,7 @@ class MirrorCheckpointTask(SourceTask):
         self._stopping = threading.Event()
         self._ready = threading.Event()
         self._store: OffsetSyncStore | None = None
+        self._history = int(values[OFFSET_SYNCS_HISTORY_SIZE_CONFIG])
         self._decisions = CheckpointDecisions(
             translate=self._translate,
             rename=lambda topic: downstream_topic(policy, source, target, topic),
@@ -121,7 +123,7 @@ class MirrorCheckpointTask(SourceTask):
             reader.stop()
         with self._lock:
             self._decisions.load(read_back)
-            self._store = OffsetSyncStore(initialization_must_read_to_end=not checkpoints_read)
+            self._store = OffsetSyncStore(initialization_must_read_to_end=not checkpoints_read, history=self._history)
         self._syncs_reader.read_to_end(self._timeout_s)
         with self._lock:
             assert self._store is not None

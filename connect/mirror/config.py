@@ -311,6 +311,19 @@ CHECKPOINT_CONFIG_DEF = (
 CHECKPOINT_CONFIG_DEF = _interval(
     CHECKPOINT_CONFIG_DEF, "refresh.groups.interval.seconds", 600, "groups are looked for"
 )
+# kconnect's own (Java has no such key and ignores it): the recent syncs kept in full for precise translation
+# of groups that lag behind the mirror (`offset_sync_store`).
+OFFSET_SYNCS_HISTORY_SIZE_CONFIG = "offset-syncs.history.size"
+CHECKPOINT_CONFIG_DEF = CHECKPOINT_CONFIG_DEF.define(
+    OFFSET_SYNCS_HISTORY_SIZE_CONFIG,
+    ConfigType.INT,
+    1000,
+    Range.at_least(0),
+    Importance.LOW,
+    "kconnect: the latest offset syncs kept per partition, every one of them, besides Java's 64 spread-out "
+    "ones: a group up to about this many times offset.lag.max behind is translated to within offset.lag.max "
+    "(16 bytes a sync; 0 keeps only Java's).",
+)
 CHECKPOINT_CONFIG_DEF = _interval(
     CHECKPOINT_CONFIG_DEF, EMIT_CHECKPOINTS_INTERVAL_SECONDS_CONFIG, 60, "checkpoints are emitted"
 )

@@ -16,12 +16,24 @@ guessing more could skip one. So a translated offset is never ahead of the first
 no negative lag), and what a group re-reads after failing over grows with the age of its offset instead of
 being unbounded.
 
+Beyond Java (kconnect's `offset-syncs.history.size`, `history` here): the latest `history` syncs of each
+partition are also kept in full, two packed longs each. A group whose offset is within them is translated from
+the newest sync at or before it, one of those the source task emits every `offset.lag.max` records, so it
+re-reads less than about `offset.lag.max` records however far behind the mirror it is; older offsets fall back
+to the 64 spread-out syncs. Java's store keeps only those: a group 2,000 records behind the head of its
+partitions (`offset.lag.max=100`) was translated by Java 4.3.1 to where it re-read up to three quarters of
+what it had read. The full history is what this task read: syncs compacted away before it started are not in
+it, and it follows the same rules (a rewind clears it; during a first read that must reach the end it keeps
+only the last sync), so every translation is still never ahead.
+
 Syncs are compared by identity, as Java's store does, so two equal syncs read from two records stay two.
 Offsets are Java longs: bounds that overflow wrap as they do there.
 """
 
 from __future__ import annotations
 
+from array import array
+from bisect import bisect_right
 from collections.abc import Sequence
 
 from connect.mirror.records import OffsetSync
@@ -49,6 +61,40 @@ def _spread_out(i_sync: OffsetSync, j_sync: OffsetSync, i: int) -> bool:
     return i_sync is j_sync or (bound >= 0 and i_sync.upstream_offset >= bound)
 
 
+class _FullHistory:
+    """The latest syncs of one partition, every one, oldest first, as two arrays of longs."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self.upstream = array("q")
+        self.downstream = array("q")
+
+    def add(self, sync: OffsetSync) -> None:
+        if self.upstream and sync.upstream_offset <= self.upstream[-1]:
+            if sync.upstream_offset < self.upstream[-1]:  # a rewind: as for the spread-out syncs
+                self.clear()
+            else:  # the same upstream offset again: the newer sync stands for it
+                self.upstream.pop()
+                self.downstream.pop()
+        self.upstream.append(sync.upstream_offset)
+        self.downstream.append(sync.downstream_offset)
+        if len(self.upstream) >= 2 * self._size:  # trimmed in halves, not one sync at a time
+            del self.upstream[: -self._size]
+            del self.downstream[: -self._size]
+
+    def clear(self) -> None:
+        del self.upstream[:]
+        del self.downstream[:]
+
+    def translate(self, upstream_offset: int) -> int | None:
+        """From the newest sync at or before `upstream_offset`; None if it is older than every one kept."""
+        index = bisect_right(self.upstream, upstream_offset) - 1
+        if index < 0:
+            return None
+        step = 0 if self.upstream[index] == upstream_offset else 1
+        return self.downstream[index] + step
+
+
 class OffsetSyncStore:
     """The kept syncs of every upstream partition; the caller reads the offset-syncs topic into it.
 
@@ -56,10 +102,12 @@ class OffsetSyncStore:
     Java's checkpoint task asks for when it could not read its checkpoints back, so translations stay
     monotonic with checkpoints it cannot see). Not thread-safe: one reader thread, or the caller's lock."""
 
-    def __init__(self, initialization_must_read_to_end: bool = True) -> None:
+    def __init__(self, initialization_must_read_to_end: bool = True, history: int = 0) -> None:
         self._initialization_must_read_to_end = initialization_must_read_to_end
         self._read_to_end = False
         self._syncs: dict[tuple[str, int], list[OffsetSync]] = {}
+        self._history_size = history
+        self._history: dict[tuple[str, int], _FullHistory] = {}
 
     def read_to_end_done(self) -> None:
         """The first read of the offset-syncs topic reached its end: translation may begin."""
@@ -68,6 +116,11 @@ class OffsetSyncStore:
     def handle(self, sync: OffsetSync) -> None:
         """Take the next offset sync read from the topic."""
         partition = (sync.topic, sync.partition)
+        if self._history_size > 0:
+            history = self._history.setdefault(partition, _FullHistory(self._history_size))
+            if not self._read_to_end and self._initialization_must_read_to_end:
+                history.clear()
+            history.add(sync)
         current = self._syncs.get(partition)
         if current is None:
             self._syncs[partition] = [sync] * SYNCS_PER_PARTITION
@@ -83,6 +136,10 @@ class OffsetSyncStore:
         syncs = self._syncs.get((topic, partition))
         if syncs is None:
             return None
+        history = self._history.get((topic, partition))
+        precise = None if history is None else history.translate(upstream_offset)
+        if precise is not None:
+            return precise
         sync = _latest_at_or_before(syncs, upstream_offset)
         if sync.upstream_offset > upstream_offset:
             return -1

@@ -221,3 +221,30 @@ def test_a_groups_offsets_are_checkpointed_and_written_to_its_idle_group_on_the_
         return {tp: offset for tp, (offset, _) in admin_b.committed_offsets(group).items()}
 
     wait_until(lambda: synced() == expected, 60, "the group's translated offsets on the target")
+
+
+def test_a_group_far_behind_the_mirror_is_translated_to_within_offset_lag_max(
+    kafka_bootstrap: str, other_kafka_bootstrap: str, worker_on_b: httpx.Client
+) -> None:
+    # Java 4.3.1 translated such a group (2,000 records behind the head, offset.lag.max=100) to where it re-read
+    # up to three quarters of what it had read; the full sync history keeps it within offset.lag.max.
+    prefix, target = f"lagging-{uuid.uuid4().hex[:8]}", other_kafka_bootstrap
+    topic = new_topic(AdminClient({"bootstrap.servers": kafka_bootstrap}), PARTITIONS, prefix=prefix)
+    produce(kafka_bootstrap, topic, 5000 * PARTITIONS)
+    group = f"{prefix}-group"
+    consume_and_commit(kafka_bootstrap, topic, group, 3000)
+
+    config = {**flow_config(kafka_bootstrap, target, prefix), "offset.lag.max": "100"}
+    source_class = "org.apache.kafka.connect.mirror.MirrorSourceConnector"
+    create_connector(worker_on_b, f"{prefix}-source", {**config, "connector.class": source_class})
+    wait_until(lambda: len(read_records(target, f"A.{topic}")) == 5000 * PARTITIONS, 90, "every record mirrored")
+    create_connector(worker_on_b, f"{prefix}-checkpoints", checkpoint_flow_config(config, prefix))
+
+    wait_until(
+        lambda: len(latest_checkpoints(target, "A.checkpoints.internal", group)) == PARTITIONS,
+        60,
+        "a checkpoint for every partition",
+    )
+    for partition, checkpoint in latest_checkpoints(target, "A.checkpoints.internal", group).items():
+        assert checkpoint.upstream_offset == 3000, partition
+        assert 3000 - 100 <= checkpoint.downstream_offset <= 3000, checkpoint

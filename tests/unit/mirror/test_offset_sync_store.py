@@ -111,3 +111,43 @@ def test_a_repeated_sync_changes_no_translation() -> None:
     assert translate(store, 0) == 0
     assert translate(store, 10) == 12
     assert translate(store, 11) == 13
+
+
+def test_with_a_full_history_a_group_far_behind_the_head_re_reads_less_than_offset_lag_max() -> None:
+    # The case: syncs every 100 records (offset.lag.max=100), a group 2,000 records behind the head.
+    java_only, precise = OffsetSyncStore(False), OffsetSyncStore(False, history=1000)
+    for store in (java_only, precise):
+        store.read_to_end_done()
+        for upstream in range(0, 5001, 100):
+            sync(store, upstream, upstream + 7)
+    group_at = 3050
+    assert translate(precise, group_at) == 3000 + 7 + 1
+    assert translate(precise, 3000) == 3007
+    java = translate(java_only, group_at)
+    assert java is not None and java < 3000 + 7 - 100, "Java's spread-out syncs alone are this coarse"
+
+
+def test_the_full_history_keeps_its_size_falls_back_to_javas_syncs_and_never_translates_ahead() -> None:
+    store = OffsetSyncStore(False, history=10)
+    store.read_to_end_done()
+    for upstream in range(0, 10001, 10):
+        sync(store, upstream, upstream)
+    # The latest 10 to 19 syncs are kept in full (trimmed in halves): 9,910 and after are exact to 10.
+    assert translate(store, 9915) == 9911
+    # Older: Java's spread-out syncs answer, never ahead of the group's offset.
+    for offset in (0, 999, 4839, 9000, 9800):
+        translated = translate(store, offset)
+        assert translated is not None and translated <= offset + 1
+
+
+def test_a_rewind_and_a_first_read_that_keeps_only_the_last_sync_clear_the_full_history() -> None:
+    store = OffsetSyncStore(True, history=100)
+    for upstream in range(0, 1001, 10):
+        sync(store, upstream, upstream)
+    store.read_to_end_done()
+    assert translate(store, 500) == -1, "only the last sync survives that first read"
+    sync(store, 1010, 1010)
+    assert translate(store, 1005) == 1001
+    sync(store, 20, 2000)  # the upstream partition rewound (a re-created topic)
+    assert translate(store, 1005) == 2001
+    assert translate(store, 10) == -1
