@@ -23,8 +23,9 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from connect.api import ConnectError, SourceRecord, SourceTask
+from connect.api import ConnectError, RecordMetadata, SourceRecord, SourceTask
 from connect.api.data import BYTES_SCHEMA
+from connect.api.metrics import Recorder
 from connect.api.records import TopicPartition
 from connect.api.version import distribution_version
 from connect.mirror import clusters
@@ -42,6 +43,7 @@ from connect.mirror.config import (
     TASK_INDEX_CONFIG,
 )
 from connect.mirror.filters import list_items, topic_filter
+from connect.mirror.metrics import checkpoint_latency
 from connect.mirror.offset_sync_store import OffsetSyncStore
 from connect.mirror.records import Checkpoint, OffsetSync
 from connect.mirror.replication_policy import SOURCE_CLUSTER_ALIAS_CONFIG, load_replication_policy
@@ -74,6 +76,8 @@ class MirrorCheckpointTask(SourceTask):
         self._stopping = threading.Event()
         self._ready = threading.Event()
         self._store: OffsetSyncStore | None = None
+        self._source_alias, self._target_alias = source, target
+        self._latencies: dict[tuple[str, str, int], Recorder] = {}
         self._history = int(values[OFFSET_SYNCS_HISTORY_SIZE_CONFIG])
         self._decisions = CheckpointDecisions(
             translate=self._translate,
@@ -165,6 +169,20 @@ class MirrorCheckpointTask(SourceTask):
                 checkpoints = self._decisions.emit(group, offsets)
             records += [self._record(c, timestamp) for c in checkpoints]
         return records or None
+
+    def commit_record(self, record: SourceRecord, metadata: RecordMetadata | None) -> None:
+        if metadata is None or record.timestamp is None:
+            return
+        partition = record.source_partition or {}
+        key = (str(partition.get("group")), str(partition.get("topic")), int(partition.get("partition", 0)))
+        latency = self._latencies.get(key)
+        if latency is None:
+            group, topic, number = key
+            latency = checkpoint_latency(
+                self.context.plugin_metrics, self._source_alias, self._target_alias, group, topic, number
+            )
+            self._latencies[key] = latency
+        latency.record(time.time() * 1000 - record.timestamp)
 
     def _record(self, checkpoint: Checkpoint, timestamp: int) -> SourceRecord:
         return SourceRecord(

@@ -10,6 +10,8 @@ records where each upstream offset landed (Java's `MirrorSourceTask`).
 - When the target acknowledged a record, its upstream and downstream offsets go to the offset-sync queue
   (`offset_sync_queue`); after each offset commit the delayed syncs follow. Syncs are sent by a producer of
   the cluster that holds the offset-syncs topic; a lost one only delays translation.
+- Each partition's MirrorMaker metrics (`metrics.PartitionMetrics`): bytes and record age at poll, records and
+  replication latency at acknowledgement, as Java records them.
 
 Thread rules: `poll` runs on the task thread, `commit_record` on the producer's delivery thread, `commit` on
 the offset-commit thread, `stop` on another thread: it waits for a running poll (at most
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -39,6 +42,7 @@ from connect.mirror.config import (
     TASK_ASSIGNED_PARTITIONS_CONFIG,
     TASK_INDEX_CONFIG,
 )
+from connect.mirror.metrics import PartitionMetrics
 from connect.mirror.offset_sync_queue import OffsetSyncQueue
 from connect.mirror.replication_policy import SOURCE_CLUSTER_ALIAS_CONFIG, load_replication_policy
 from connect.mirror.topic_selection import decode_partitions
@@ -87,6 +91,13 @@ class MirrorSourceTask(SourceTask):
         keys = [source_partition(self._source_alias, topic, partition) for topic, partition in partitions]
         stored = dict(zip(partitions, (o for _, o in self.context.offset_reader.offsets(keys)), strict=True))
         self._consumer.assign({tp: _resume_at(offset) for tp, offset in stored.items()})
+        target_alias = str(values[TARGET_CLUSTER_ALIAS_CONFIG])
+        self._metrics = {
+            (topic, partition): PartitionMetrics(
+                self.context.plugin_metrics, self._source_alias, target_alias, self._remote_topics[topic], partition
+            )
+            for topic, partition in partitions
+        }
         self._syncs: OffsetSyncQueue | None = None
         if values[EMIT_OFFSET_SYNCS_ENABLED_CONFIG]:
             side = offset_syncs_side(values)
@@ -103,9 +114,16 @@ class MirrorSourceTask(SourceTask):
         if not messages:
             return None
         records = []
+        now_ms = time.time() * 1000
         for message in messages:
             topic, partition, offset = str(message.topic()), int(message.partition() or 0), int(message.offset() or 0)
             timestamp_type, timestamp = message.timestamp()
+            metrics = self._metrics.get((topic, partition))
+            if metrics is not None:
+                value = message.value()
+                metrics.bytes.add(len(value) if value else 0)
+                if timestamp_type:
+                    metrics.age.record(now_ms - timestamp)
             headers = tuple(Header(key, value, BYTES_SCHEMA) for key, value in _header_items(message.headers()))
             records.append(
                 SourceRecord(
@@ -124,9 +142,16 @@ class MirrorSourceTask(SourceTask):
         return records
 
     def commit_record(self, record: SourceRecord, metadata: RecordMetadata | None) -> None:
-        if self._syncs is None or metadata is None or self._stopping:
-            return  # no syncs, or a record a transform dropped, or a task on its way out
+        if metadata is None or self._stopping:
+            return  # a record a transform dropped, or a task on its way out
         upstream = record.source_partition or {}
+        metrics = self._metrics.get((upstream.get("topic"), upstream.get("partition")))  # type: ignore[arg-type]
+        if metrics is not None:
+            metrics.records.add()
+            if record.timestamp is not None:
+                metrics.latency.record(time.time() * 1000 - record.timestamp)
+        if self._syncs is None:
+            return
         self._syncs.offer(
             upstream["topic"], upstream["partition"], (record.source_offset or {})["offset"], metadata.offset
         )

@@ -120,6 +120,19 @@ def test_a_topic_is_mirrored_unchanged_with_offset_syncs_configs_partitions_and_
     assert {s.partition for s in mine} == set(range(PARTITIONS))
     assert all(s.upstream_offset == s.downstream_offset for s in mine)
 
+    # MirrorMaker's metrics, as Strimzi's exporter names Java's: every acknowledged record of each partition.
+    def mirrored_counts() -> dict[str, float]:
+        lines = worker_on_b.get("/metrics").text.splitlines()
+        prefix = "kafka_connect_mirror_mirrorsourceconnector_record_count{"
+        return {
+            line.split('partition="')[1].split('"')[0]: float(line.rsplit(" ", 1)[1])
+            for line in lines
+            if line.startswith(prefix) and f'topic="{remote}"' in line and 'source="A",target="B"' in line
+        }
+
+    per_partition = {str(p): float(len([s for s in sent if s.partition == p])) for p in range(PARTITIONS)}
+    wait_until(lambda: mirrored_counts() == per_partition, 30, "the record counts in /metrics")
+
     # Configs follow the source topic, at creation and afterwards; so do new partitions.
     admin_b = KafkaClients(producer_props={}, consumer_props={}, admin_props={"bootstrap.servers": target}).admin()
 
@@ -205,6 +218,14 @@ def test_a_groups_offsets_are_checkpointed_and_written_to_its_idle_group_on_the_
         lambda: len(latest_checkpoints(target, "A.checkpoints.internal", group)) == PARTITIONS,
         60,
         "a checkpoint for every partition",
+    )
+    latency = (
+        f'kafka_connect_mirror_mirrorcheckpointconnector_checkpoint_latency_ms{{source="A",target="B",group="{group}"'
+    )
+    wait_until(
+        lambda: sum(line.startswith(latency) for line in worker_on_b.get("/metrics").text.splitlines()) == PARTITIONS,
+        30,
+        "a checkpoint latency per partition in /metrics",
     )
     for partition, checkpoint in latest_checkpoints(target, "A.checkpoints.internal", group).items():
         assert (checkpoint.topic, checkpoint.upstream_offset) == (f"A.{topic}", 12), partition

@@ -7,7 +7,10 @@ The rules (first match wins):
 - `connect-worker-rebalance-metrics` text attributes: `kafka_connect_worker_rebalance_<attr>{<attr>} 1`;
 - every other attribute: `kafka_connect_<group>_<attr>` with the group's tags as labels, where `<group>`
   is the group's name without `connect-` and `-metrics` (`source_task`, `worker`, `coordinator`);
-- clients: `kafka_<consumer|producer>_<attr>{clientId}`.
+- clients: `kafka_<consumer|producer>_<attr>{clientId}`;
+- a plug-in's tagged groups (`PluginMetrics.tagged`, a domain of its own such as `connect.mirror`):
+  `kafka_<domain>_<type>_<attr>` with its tags as labels, every one a gauge, as Strimzi's MirrorMaker 2 rules
+  name `kafka.connect.mirror:type=MirrorSourceConnector,...` (`kafka_connect_mirror_mirrorsourceconnector_...`).
 Names are lower case with `-` as `_`; an attribute ending in `-total` is a counter, anything else a gauge.
 """
 
@@ -24,6 +27,7 @@ COUNTER = "counter"
 GAUGE = "gauge"
 _TEXT_GROUPS = frozenset({"connector-metrics", "connect-worker-rebalance-metrics"})
 _LABEL_NAMES = {"client-id": "clientId"}
+_KAFKA_DOMAINS = frozenset({"connect", "consumer", "producer", "admin"})
 
 
 def metric_name(
@@ -40,6 +44,8 @@ def _name(
 ) -> tuple[str, str, tuple[str, ...]]:
     # Cached: a scrape of 400 tasks names the same few hundred attributes thousands of times.
     labels = tuple(_label(tag) for tag in tag_names)
+    if domain not in _KAFKA_DOMAINS:
+        return _sanitize(f"kafka_{domain}_{group}_{attribute}"), GAUGE, labels
     if domain != "connect":
         kind = COUNTER if attribute.endswith("-total") else GAUGE
         return _sanitize(f"kafka_{domain}_{attribute}"), kind, labels

@@ -13,6 +13,9 @@ from connect.api import RecordMetadata, SourceRecord
 from connect.mirror import clusters
 from connect.mirror.records import OffsetSync
 from connect.mirror.source_task import MirrorSourceTask, offset_syncs_topic
+from connect.runtime.metrics.plugin_metrics import TaskPluginMetrics
+from connect.runtime.metrics.prometheus import render
+from connect.runtime.metrics.windows import Windows
 
 PROPS = {
     "name": "mirror",
@@ -109,6 +112,7 @@ class FakeReader:
 class FakeContext:
     def __init__(self, reader: FakeReader) -> None:
         self.offset_reader = reader
+        self.plugin_metrics = TaskPluginMetrics((("connector", "mirror"), ("task", "2")), Windows())
 
 
 @dataclass
@@ -191,3 +195,32 @@ def test_stop_closes_the_consumer_and_later_polls_return_nothing(started: Starte
 def test_the_offset_syncs_topic_is_named_after_the_other_cluster() -> None:
     assert offset_syncs_topic(PROPS) == "mm2-offset-syncs.B.internal"
     assert offset_syncs_topic({**PROPS, "offset-syncs.topic.location": "target"}) == "mm2-offset-syncs.A.internal"
+
+
+def test_each_partition_has_mirrormakers_metrics_under_strimzis_names(started: Started) -> None:
+    started.consumer.queued = [
+        FakeMessage("orders", 1, 42, b"k", b"12345"),
+        FakeMessage("orders", 1, 43, b"k", b"678"),
+    ]
+    records = started.task.poll() or []
+    for downstream, record in enumerate(records):
+        started.task.commit_record(record, RecordMetadata("A.orders", 1, downstream))
+
+    context = started.task.context
+    assert isinstance(context, FakeContext)
+    text = render(context.plugin_metrics.groups()).decode()
+    labels = '{source="A",target="B",topic="A.orders",partition="1"}'
+    assert f"kafka_connect_mirror_mirrorsourceconnector_record_count{labels} 2" in text
+    assert f"kafka_connect_mirror_mirrorsourceconnector_byte_count{labels} 8" in text
+    assert "# TYPE kafka_connect_mirror_mirrorsourceconnector_record_count gauge" in text
+
+    def value(name: str) -> float:
+        return float(next(line for line in text.splitlines() if line.startswith(name + labels)).rsplit(" ", 1)[1])
+
+    # The records' timestamps are from 2023: both ages are years.
+    a_year_ms = 365 * 24 * 3600 * 1000
+    assert value("kafka_connect_mirror_mirrorsourceconnector_record_age_ms") > a_year_ms
+    assert value("kafka_connect_mirror_mirrorsourceconnector_replication_latency_ms_max") > a_year_ms
+    # A partition with nothing mirrored yet shows zero counts.
+    idle = '{source="A",target="B",topic="A.orders",partition="0"}'
+    assert f"kafka_connect_mirror_mirrorsourceconnector_record_count{idle} 0" in text
