@@ -11,6 +11,9 @@ MirrorMaker 2 dashboard works unchanged:
   partition}` (+ `-min`, `-max`, `-avg`): now minus a checkpoint's creation when the target acknowledged it.
   Java hangs every group and partition of a task off one sensor, so all show its latest value; here each has
   its own.
+
+And kconnect's own, in the same group: `lost-record-count` (records deleted from the source before they were
+mirrored) and `offset-reset-count` (positions the source no longer had: a gap, or a re-created topic).
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ DOMAIN = "connect.mirror"
 class PartitionMetrics:
     """One mirrored partition's `MirrorSourceConnector` metrics."""
 
-    __slots__ = ("age", "bytes", "latency", "records")
+    __slots__ = ("age", "bytes", "latency", "lost", "records", "resets")
 
     def __init__(self, metrics: PluginMetrics, source: str, target: str, remote_topic: str, partition: int) -> None:
         tags = {"source": source, "target": target, "topic": remote_topic, "partition": str(partition)}
@@ -31,6 +34,10 @@ class PartitionMetrics:
         self.records = group.cumulative("record", "Records mirrored and acknowledged by the target cluster")
         self.bytes = group.cumulative("byte", "Bytes of record values read from the source cluster")
         self.age = group.latest("record-age-ms", "Age of a record when read from the source cluster (ms)")
+        self.lost = group.cumulative("lost-record", "Records deleted from the source before they were mirrored")
+        self.resets = group.cumulative(
+            "offset-reset", "Positions the source cluster no longer had (gaps, re-creations)"
+        )
         self.latency = group.latest(
             "replication-latency-ms", "Time from a record's timestamp to its acknowledgement by the target (ms)"
         )

@@ -12,7 +12,13 @@ offered. A sync is due at once when the translation of the partition would other
 
 A due sync is *pending* (sent as soon as fewer than 10 are in flight); any other is *delayed*, the latest per
 partition, and becomes pending at the next offset commit, so a partition that goes idle still gets a sync for
-its last record. Pending syncs are sent in the order their partitions first became pending.
+its last record. Pending syncs are sent in the order they became pending.
+
+Unlike Java's, a pending sync is never replaced by a newer one of its partition while the 10 in flight are
+outstanding: in a burst (a task catching up) Java sends only the latest and the syncs between are lost, so
+translation of a group between them is coarser than `offset.lag.max`. Here every due sync is sent (one per
+`offset.lag.max` records at most), which is what keeps the checkpoint task's full history
+(`offset_sync_store`) within `offset.lag.max`.
 
 Thread rules: `offer` runs on the producer's delivery thread, `promote_delayed` on the offset-commit thread,
 `take_sendable` and `sent` wherever the task sends; one lock guards the queues.
@@ -21,6 +27,7 @@ Thread rules: `offer` runs on the producer's delivery thread, `promote_delayed` 
 from __future__ import annotations
 
 import threading
+from collections import deque
 from dataclasses import dataclass
 
 from connect.mirror.records import OffsetSync
@@ -51,7 +58,7 @@ class OffsetSyncQueue:
     def __init__(self, max_offset_lag: int) -> None:
         self._max_offset_lag = max_offset_lag
         self._states: dict[tuple[str, int], _PartitionState] = {}
-        self._pending: dict[tuple[str, int], OffsetSync] = {}
+        self._pending: deque[OffsetSync] = deque()
         self._delayed: dict[tuple[str, int], OffsetSync] = {}
         self._in_flight = 0
         self._lock = threading.Lock()
@@ -65,7 +72,7 @@ class OffsetSyncQueue:
             due = state.sync_due(upstream_offset, downstream_offset, self._max_offset_lag)
             if due:
                 self._delayed.pop(key, None)
-                self._pending[key] = sync
+                self._pending.append(sync)
             else:
                 self._delayed[key] = sync
         return due
@@ -73,7 +80,7 @@ class OffsetSyncQueue:
     def promote_delayed(self) -> None:
         """At an offset commit: every delayed sync becomes pending."""
         with self._lock:
-            self._pending.update(self._delayed)
+            self._pending.extend(self._delayed.values())
             self._delayed.clear()
 
     def take_sendable(self) -> list[OffsetSync]:
@@ -81,8 +88,7 @@ class OffsetSyncQueue:
         taken: list[OffsetSync] = []
         with self._lock:
             while self._pending and self._in_flight < MAX_IN_FLIGHT:
-                key = next(iter(self._pending))
-                taken.append(self._pending.pop(key))
+                taken.append(self._pending.popleft())
                 self._in_flight += 1
         return taken
 
@@ -96,5 +102,5 @@ class OffsetSyncQueue:
         key = (topic, partition)
         with self._lock:
             self._states.pop(key, None)
-            self._pending.pop(key, None)
+            self._pending = deque(s for s in self._pending if (s.topic, s.partition) != key)
             self._delayed.pop(key, None)

@@ -10,6 +10,11 @@ records where each upstream offset landed (Java's `MirrorSourceTask`).
 - When the target acknowledged a record, its upstream and downstream offsets go to the offset-sync queue
   (`offset_sync_queue`); after each offset commit the delayed syncs follow. Syncs are sent by a producer of
   the cluster that holds the offset-syncs topic; a lost one only delays translation.
+- Silent gaps are reported, never skipped quietly: when a partition's position is no longer on the source
+  (records deleted by retention before they were mirrored, or the topic deleted and re-created), the consumer
+  resets it per `auto.offset.reset` and says so; the first record read after it shows the gap. Records lost
+  are logged at ERROR with their offsets and counted (`lost-record-count`), and every such reset is counted
+  (`offset-reset-count`), in the partition's MirrorMaker metrics.
 - Each partition's MirrorMaker metrics (`metrics.PartitionMetrics`): bytes and record age at poll, records and
   replication latency at acknowledgement, as Java records them.
 
@@ -98,6 +103,7 @@ class MirrorSourceTask(SourceTask):
             )
             for topic, partition in partitions
         }
+        self._reset_at: dict[tuple[str, int], int] = {}  # partition -> the position the source no longer had
         self._syncs: OffsetSyncQueue | None = None
         if values[EMIT_OFFSET_SYNCS_ENABLED_CONFIG]:
             side = offset_syncs_side(values)
@@ -111,6 +117,8 @@ class MirrorSourceTask(SourceTask):
             if self._stopping:
                 return None
             messages = self._consumer.consume(MAX_RECORDS_PER_POLL, self._poll_timeout_s)
+            for reset in self._consumer.take_resets():
+                self._reset_at[(reset.topic, reset.partition)] = reset.position
         if not messages:
             return None
         records = []
@@ -118,6 +126,8 @@ class MirrorSourceTask(SourceTask):
         for message in messages:
             topic, partition, offset = str(message.topic()), int(message.partition() or 0), int(message.offset() or 0)
             timestamp_type, timestamp = message.timestamp()
+            if self._reset_at:
+                self._report_gap(topic, partition, offset)
             metrics = self._metrics.get((topic, partition))
             if metrics is not None:
                 value = message.value()
@@ -140,6 +150,39 @@ class MirrorSourceTask(SourceTask):
                 )
             )
         return records
+
+    def _report_gap(self, topic: str, partition: int, offset: int) -> None:
+        """The first record of a partition after its position was lost: what was skipped, said loudly."""
+        position = self._reset_at.pop((topic, partition), None)
+        if position is None:
+            return
+        metrics = self._metrics.get((topic, partition))
+        if metrics is not None:
+            metrics.resets.add()
+        if offset > position:
+            if metrics is not None:
+                metrics.lost.add(offset - position)
+            log.error(
+                "Records %d to %d of %s-%d were deleted from cluster %s before they were mirrored (retention, or "
+                "deleted records): %d record(s) are not on the target; mirroring goes on from offset %d",
+                position,
+                offset - 1,
+                topic,
+                partition,
+                self._source_alias,
+                offset - position,
+                offset,
+            )
+        else:
+            log.error(
+                "%s-%d of cluster %s went back from offset %d to %d (the topic was deleted and re-created, or "
+                "truncated): its new records are mirrored after the old ones on the target",
+                topic,
+                partition,
+                self._source_alias,
+                position,
+                offset,
+            )
 
     def commit_record(self, record: SourceRecord, metadata: RecordMetadata | None) -> None:
         if metadata is None or self._stopping:

@@ -30,6 +30,7 @@ from tests.support.waiting import wait_until
 pytestmark = pytest.mark.integration
 
 PARTITIONS = 3
+SOURCE_CLASS = "org.apache.kafka.connect.mirror.MirrorSourceConnector"
 BYTES = "org.apache.kafka.connect.converters.ByteArrayConverter"
 
 
@@ -78,11 +79,14 @@ def produce(bootstrap: str, topic: str, count: int) -> list[TopicRecord]:
     timestamps of their own; returns what was sent, as it must arrive."""
     producer = Producer({"bootstrap.servers": bootstrap})
     sent: list[TopicRecord] = []
+    # Timestamps of their own, but recent: records older than retention.ms (7 days by default) may be deleted
+    # by the brokers, on either cluster, at any time.
+    base = int(time.time() * 1000) - 60_000
     for n in range(count):
         partition = n % PARTITIONS
         value = None if n == 7 else f"value-{n}".encode()
         headers: list[tuple[str, str | bytes | None]] = [("h", f"{n}".encode()), ("h", b"again"), ("empty", None)]
-        timestamp = 1_700_000_000_000 + n
+        timestamp = base + n
         producer.produce(topic, value, f"key-{n}".encode(), partition, timestamp=timestamp, headers=headers)
         expected_headers = ((k, v if isinstance(v, bytes | None) else v.encode()) for k, v in headers)
         sent.append(TopicRecord(partition, f"key-{n}".encode(), value, tuple(expected_headers), timestamp))
@@ -269,3 +273,39 @@ def test_a_group_far_behind_the_mirror_is_translated_to_within_offset_lag_max(
     for partition, checkpoint in latest_checkpoints(target, "A.checkpoints.internal", group).items():
         assert checkpoint.upstream_offset == 3000, partition
         assert 3000 - 100 <= checkpoint.downstream_offset <= 3000, checkpoint
+
+
+def test_records_deleted_on_the_source_before_they_were_mirrored_are_reported_and_the_rest_mirrored(
+    kafka_bootstrap: str, other_kafka_bootstrap: str, worker_on_b: httpx.Client
+) -> None:
+    prefix, target = f"gap-{uuid.uuid4().hex[:8]}", other_kafka_bootstrap
+    admin_a = AdminClient({"bootstrap.servers": kafka_bootstrap})
+    topic = new_topic(admin_a, PARTITIONS, prefix=prefix)
+    produce(kafka_bootstrap, topic, 10 * PARTITIONS)  # offsets 0-9 of each partition
+    name, remote = f"{prefix}-source", f"A.{topic}"
+    config = {**flow_config(kafka_bootstrap, target, prefix), "connector.class": SOURCE_CLASS}
+    create_connector(worker_on_b, name, config)
+    wait_until(lambda: len(read_records(target, remote)) == 10 * PARTITIONS, 60, "the first records mirrored")
+
+    # While the connector is stopped, 30 more records a partition arrive and retention takes partition 0 up to
+    # offset 25: records 10 to 24 of it are never mirrored.
+    assert worker_on_b.put(f"/connectors/{name}/stop").status_code == 204
+    wait_until(
+        lambda: worker_on_b.get(f"/connectors/{name}/status").json()["connector"]["state"] == "STOPPED", 30, "stopped"
+    )
+    produce(kafka_bootstrap, topic, 30 * PARTITIONS)
+    admin_a.delete_records([KafkaTopicPartition(topic, 0, 25)])[KafkaTopicPartition(topic, 0, 25)].result(30)
+    assert worker_on_b.put(f"/connectors/{name}/resume").status_code == 202
+
+    wait_until(
+        lambda: len(read_records(target, remote)) == 40 * PARTITIONS - 15, 60, "every record still on the source"
+    )
+
+    def lost(partition: int) -> float | None:
+        labels = f'source="A",target="B",topic="{remote}",partition="{partition}"'
+        wanted = f"kafka_connect_mirror_mirrorsourceconnector_lost_record_count{{{labels}}}"
+        lines = [line for line in worker_on_b.get("/metrics").text.splitlines() if line.startswith(wanted)]
+        return float(lines[0].rsplit(" ", 1)[1]) if lines else None
+
+    assert wait_until(lambda: lost(0), 30, "the lost records counted") == 15
+    assert lost(1) == 0

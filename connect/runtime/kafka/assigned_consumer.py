@@ -4,16 +4,23 @@ as Java's reads with `assign()` and no `group.id`).
 
 librdkafka wants a `group.id` even so; one is set that never joins a group nor commits, so it needs no group
 rights and shows up nowhere. Belongs to one thread (a task's).
+
+A position the broker no longer has (records deleted by retention before they were read, or a topic deleted
+and re-created) is not reset silently, as librdkafka's `auto.offset.reset` does: librdkafka runs with
+`error`, and this class applies the caller's policy itself (earliest or latest; `none` fails the consumer)
+and keeps an `OffsetReset` for each, which `take_resets` hands to the caller (MirrorMaker reports the gap).
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from confluent_kafka import OFFSET_BEGINNING, OFFSET_END, Consumer, KafkaError, KafkaException
 from confluent_kafka import TopicPartition as KafkaTopicPartition
 
+from connect.api.errors import ConnectError
 from connect.runtime.kafka.errors import connect_error
 from connect.runtime.kafka.protocols import KafkaMessage
 
@@ -22,13 +29,24 @@ log = logging.getLogger(__name__)
 TopicPartitionKey = tuple[str, int]
 
 
+@dataclass(frozen=True)
+class OffsetReset:
+    """`topic`-`partition` could not be read at `position` (not on the broker) and was reset per the policy."""
+
+    topic: str
+    partition: int
+    position: int
+
+
 class KafkaAssignedConsumer:
-    def __init__(self, consumer: Consumer, reset_to_latest: bool) -> None:
-        """`reset_to_latest`: partitions without a start offset begin at the end (`auto.offset.reset=latest`),
-        else at the beginning."""
+    def __init__(self, consumer: Consumer, reset: str) -> None:
+        """`reset` (`auto.offset.reset`): where partitions without a start offset, or whose position is gone,
+        begin: `earliest`, `latest`, or `none` (a ConnectError instead)."""
         self._consumer = consumer
-        self._reset = OFFSET_END if reset_to_latest else OFFSET_BEGINNING
+        self._reset_policy = reset
+        self._reset = OFFSET_END if reset == "latest" else OFFSET_BEGINNING
         self._assigned: dict[TopicPartitionKey, int] = {}
+        self._resets: list[OffsetReset] = []
 
     def assign(self, starts: Mapping[TopicPartitionKey, int | None]) -> None:
         """Read `starts`' partitions (replacing the previous assignment), each from its offset, or per
@@ -59,11 +77,31 @@ class KafkaAssignedConsumer:
             error = message.error()
             if error is None:
                 records.append(message)
+            elif error.code() == KafkaError._AUTO_OFFSET_RESET:
+                self._reset_partition(str(message.topic()), int(message.partition() or 0), int(message.offset() or 0))
             elif error.code() != KafkaError._PARTITION_EOF:
                 if error.fatal():
                     raise connect_error(KafkaException(error), "The consumer failed")
                 log.warning("Consumer error, retried by the client: %s", error.str())
         return records
+
+    def _reset_partition(self, topic: str, partition: int, position: int) -> None:
+        if self._reset_policy == "none":
+            raise ConnectError(
+                f"Offset {position} of {topic}-{partition} is no longer on the broker and auto.offset.reset is none"
+            )
+        # A partition in this state cannot seek: it is assigned again, at the policy's end.
+        try:
+            self._consumer.incremental_unassign([KafkaTopicPartition(topic, partition)])
+            self._consumer.incremental_assign([KafkaTopicPartition(topic, partition, self._reset)])
+        except KafkaException as exc:
+            raise connect_error(exc, f"Could not reset {topic}-{partition}") from exc
+        self._resets.append(OffsetReset(topic, partition, position))
+
+    def take_resets(self) -> list[OffsetReset]:
+        """The partitions reset since the last call, oldest first."""
+        resets, self._resets = self._resets, []
+        return resets
 
     def close(self) -> None:
         try:
@@ -73,5 +111,11 @@ class KafkaAssignedConsumer:
 
 
 def assigned_consumer_config(settings: Mapping[str, str], client_id: str) -> dict[str, str]:
-    """`settings` (librdkafka names) with what an assign-only consumer needs: never commit, a group id."""
-    return {"group.id": f"kconnect-assigned-{client_id}", **settings, "enable.auto.commit": "false"}
+    """`settings` (librdkafka names) with what an assign-only consumer needs: never commit, a group id, and
+    lost positions reported rather than reset (the class applies `auto.offset.reset`)."""
+    return {
+        "group.id": f"kconnect-assigned-{client_id}",
+        **settings,
+        "enable.auto.commit": "false",
+        "auto.offset.reset": "error",
+    }

@@ -248,8 +248,8 @@ class KafkaClients:
         `client.id`): a connector's own client of a cluster that is not the worker's, such as MirrorMaker's."""
         config = to_librdkafka(settings, "consumer")
         config = assigned_consumer_config(config, settings.get("client.id", "kconnect"))
-        reset_to_latest = settings.get("auto.offset.reset", "earliest") == "latest"
-        return KafkaAssignedConsumer(self._build(Consumer, config, "consumer"), reset_to_latest)
+        reset = settings.get("auto.offset.reset", "earliest").strip().lower()
+        return KafkaAssignedConsumer(self._build(Consumer, config, "consumer"), reset)
 
     def plain_producer(self, settings: Mapping[str, str]) -> ProducerLike:
         """A producer from `settings` alone (Kafka's names): a connector's own client of another cluster."""

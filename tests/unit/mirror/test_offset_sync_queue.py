@@ -55,3 +55,17 @@ def test_a_forgotten_partition_starts_afresh() -> None:
     queue.forget("a", 0)
     assert queue.take_sendable() == []
     assert queue.offer("a", 0, 2, 2)  # the first sync of the partition's new lifetime is due
+
+
+def test_due_syncs_waiting_behind_the_in_flight_limit_are_all_sent_in_order() -> None:
+    # A task catching up: 30 due syncs of one partition while 10 are in flight. Java keeps only the latest
+    # waiting one; every one is kept here, so translation stays within offset.lag.max.
+    queue = OffsetSyncQueue(max_offset_lag=10)
+    for upstream in range(0, 300):
+        queue.offer("a", 0, upstream, upstream)
+    sent: list[OffsetSync] = []
+    while batch := queue.take_sendable():
+        sent += batch
+        for _ in batch:
+            queue.sent()
+    assert [s.upstream_offset for s in sent] == list(range(0, 300, 11))

@@ -13,6 +13,7 @@ from connect.api import RecordMetadata, SourceRecord
 from connect.mirror import clusters
 from connect.mirror.records import OffsetSync
 from connect.mirror.source_task import MirrorSourceTask, offset_syncs_topic
+from connect.runtime.kafka.assigned_consumer import OffsetReset
 from connect.runtime.metrics.plugin_metrics import TaskPluginMetrics
 from connect.runtime.metrics.prometheus import render
 from connect.runtime.metrics.windows import Windows
@@ -66,7 +67,12 @@ class FakeConsumer:
     def __init__(self) -> None:
         self.starts: dict[tuple[str, int], int | None] = {}
         self.queued: list[FakeMessage] = []
+        self.resets: list[OffsetReset] = []
         self.closed = False
+
+    def take_resets(self) -> list[OffsetReset]:
+        resets, self.resets = self.resets, []
+        return resets
 
     def assign(self, starts: Mapping[tuple[str, int], int | None]) -> None:
         self.starts = dict(starts)
@@ -224,3 +230,25 @@ def test_each_partition_has_mirrormakers_metrics_under_strimzis_names(started: S
     # A partition with nothing mirrored yet shows zero counts.
     idle = '{source="A",target="B",topic="A.orders",partition="0"}'
     assert f"kafka_connect_mirror_mirrorsourceconnector_record_count{idle} 0" in text
+
+
+def test_records_deleted_before_they_were_mirrored_are_counted_and_logged_never_skipped_quietly(
+    started: Started, caplog: pytest.LogCaptureFixture
+) -> None:
+    # orders-1 resumes at 42, but the source deleted up to 60; my-topic-0 was re-created (back to 0).
+    started.consumer.resets = [OffsetReset("orders", 1, 42), OffsetReset("my-topic", 0, 500)]
+    started.consumer.queued = [FakeMessage("orders", 1, 60, b"k", b"v"), FakeMessage("my-topic", 0, 0, b"k", b"v")]
+    assert len(started.task.poll() or []) == 2
+
+    context = started.task.context
+    assert isinstance(context, FakeContext)
+    text = render(context.plugin_metrics.groups()).decode()
+    orders = '{source="A",target="B",topic="A.orders",partition="1"}'
+    recreated = '{source="A",target="B",topic="A.my-topic",partition="0"}'
+    assert f"kafka_connect_mirror_mirrorsourceconnector_lost_record_count{orders} 18" in text
+    assert f"kafka_connect_mirror_mirrorsourceconnector_offset_reset_count{orders} 1" in text
+    assert f"kafka_connect_mirror_mirrorsourceconnector_lost_record_count{recreated} 0" in text
+    assert f"kafka_connect_mirror_mirrorsourceconnector_offset_reset_count{recreated} 1" in text
+    errors = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+    assert any("Records 42 to 59 of orders-1" in e and "18 record(s) are not on the target" in e for e in errors)
+    assert any("my-topic-0 of cluster A went back from offset 500 to 0" in e for e in errors)
