@@ -2,11 +2,13 @@
 connector is kconnect's and whose checkpoint connector is Java's (Kafka 4.3.1's `MirrorCheckpointConnector` on
 a Java standalone worker). Java's checkpoint task reads the offset syncs kconnect wrote and translates a
 consumer group's offsets with them; kconnect reads the checkpoints Java wrote, and they agree with what
-kconnect's own translation says.
+kconnect's own translation says. And Java's `RemoteClusterUtils.translateOffsets`, the DR runbook's call, reads
+the checkpoints kconnect's own checkpoint connector wrote.
 """
 
 from __future__ import annotations
 
+import subprocess
 import uuid
 from pathlib import Path
 
@@ -14,8 +16,10 @@ import httpx
 import pytest
 from confluent_kafka.admin import AdminClient
 
+from bench.java_connect import jars as java_jars
 from connect.mirror.offset_sync_store import OffsetSyncStore
 from connect.mirror.records import OffsetSync
+from local_kafka.jars import default_version
 from tests.fixtures.kafka import new_topic
 from tests.integration.test_mirror_source import (
     PARTITIONS,
@@ -76,3 +80,55 @@ def test_javas_checkpoint_connector_translates_with_kconnects_offset_syncs_and_k
             assert (checkpoint.topic, checkpoint.upstream_offset) == (f"A.{topic}", 25)
             assert checkpoint.downstream_offset == store.translate_downstream(topic, partition, 25), checkpoint
         assert all_running(kconnect, f"{prefix}-source", 1)
+
+
+TRANSLATE_WITH_JAVA = """
+import org.apache.kafka.connect.mirror.RemoteClusterUtils;
+var props = new java.util.HashMap<String, Object>();
+props.put("bootstrap.servers", "{bootstrap}");
+var offsets = RemoteClusterUtils.translateOffsets(props, "A", "{group}", java.time.Duration.ofSeconds(30));
+offsets.forEach((tp, om) -> System.out.println("TRANSLATED " + tp.topic() + " " + tp.partition() + " " + om.offset()));
+/exit
+"""
+
+
+def test_javas_remote_cluster_utils_reads_kconnects_checkpoints(
+    kafka_bootstrap: str, other_kafka_bootstrap: str, tmp_path: Path
+) -> None:
+    # The DR runbook of Java users: RemoteClusterUtils.translateOffsets against the target cluster, over the
+    # checkpoints kconnect's MirrorCheckpointConnector wrote.
+    prefix, target = f"mirror-rcu-{uuid.uuid4().hex[:8]}", other_kafka_bootstrap
+    topic = new_topic(AdminClient({"bootstrap.servers": kafka_bootstrap}), PARTITIONS, prefix=prefix)
+    produce(kafka_bootstrap, topic, 90)
+    group = f"{prefix}-group"
+    consume_and_commit(kafka_bootstrap, topic, group, 25)
+    config = flow_config(kafka_bootstrap, target, prefix)
+    with running_worker(worker_props(target, tmp_path / "offsets")) as (_, kconnect):
+        source = {**config, "connector.class": "org.apache.kafka.connect.mirror.MirrorSourceConnector"}
+        create_connector(kconnect, f"{prefix}-source", source)
+        wait_until(lambda: len(read_records(target, f"A.{topic}")) == 90, 60, "every record mirrored")
+        create_connector(kconnect, f"{prefix}-checkpoints", checkpoint_flow_config(config, prefix))
+        wait_until(
+            lambda: len(latest_checkpoints(target, "A.checkpoints.internal", group)) == PARTITIONS,
+            60,
+            "kconnect's checkpoints for every partition",
+        )
+
+    script = tmp_path / "translate.jsh"
+    script.write_text(TRANSLATE_WITH_JAVA.replace("{bootstrap}", target).replace("{group}", group))
+    classpath = java_jars.fetch(default_version()).classpath
+    ran = subprocess.run(
+        ["jshell", "--class-path", classpath, str(script)], capture_output=True, text=True, timeout=180, check=False
+    )
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    translated_by_java = {
+        (topic_name, int(partition)): int(offset)
+        for line in ran.stdout.splitlines()
+        if line.startswith("TRANSLATED ")
+        for topic_name, partition, offset in [line.split()[1:]]
+    }
+    kconnect_checkpoints = latest_checkpoints(target, "A.checkpoints.internal", group)
+    assert translated_by_java == {
+        (f"A.{topic}", partition): checkpoint.downstream_offset
+        for partition, checkpoint in kconnect_checkpoints.items()
+    }, ran.stdout

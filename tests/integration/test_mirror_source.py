@@ -116,12 +116,19 @@ def test_a_topic_is_mirrored_unchanged_with_offset_syncs_configs_partitions_and_
         assert [r for r in received if r.partition == partition] == [s for s in sent if s.partition == partition]
 
     # Offset syncs on A: for each upstream partition, where its records landed on B (same offsets here).
-    syncs = [
-        OffsetSync.read(r.key or b"", r.value or b"")
-        for r in read_records(kafka_bootstrap, "mm2-offset-syncs.B.internal")
-    ]
-    mine = [s for s in syncs if s.topic == topic]
-    assert {s.partition for s in mine} == set(range(PARTITIONS))
+    def my_syncs() -> list[OffsetSync]:
+        syncs = [
+            OffsetSync.read(r.key or b"", r.value or b"")
+            for r in read_records(kafka_bootstrap, "mm2-offset-syncs.B.internal")
+        ]
+        return [s for s in syncs if s.topic == topic]
+
+    # Syncs are sent after the target acknowledged the records: they may follow the records by a moment.
+    mine = wait_until(
+        lambda: (found := my_syncs()) and {s.partition for s in found} == set(range(PARTITIONS)) and found,
+        30,
+        "an offset sync for every partition",
+    )
     assert all(s.upstream_offset == s.downstream_offset for s in mine)
 
     # MirrorMaker's metrics, as Strimzi's exporter names Java's: every acknowledged record of each partition.
