@@ -188,7 +188,7 @@ class MirrorSourceTask(SourceTask):
         if metadata is None or self._stopping:
             return  # a record a transform dropped, or a task on its way out
         upstream = record.source_partition or {}
-        metrics = self._metrics.get((upstream.get("topic"), upstream.get("partition")))  # type: ignore[arg-type]
+        metrics = self._metrics.get((str(upstream.get("topic")), int(upstream.get("partition", -1))))
         if metrics is not None:
             metrics.records.add()
             if record.timestamp is not None:
