@@ -28,6 +28,7 @@ GROUPS: tuple[Group, ...] = (
     Group("avro", "Avro through a Schema Registry: AvroConverter next to confluent-kafka's serializers"),
     Group("security", "Secured: REST over HTTPS with basic auth, FileStream pairs over SASL_SSL"),
     Group("metrics", "Metrics: what recording costs, and a /metrics scrape of 100 connectors of 4 tasks"),
+    Group("mirror", "MirrorMaker 2: kconnect's next to Java's, dedicated mode, between two clusters"),
 )
 
 GROUP_NAMES: tuple[str, ...] = tuple(group.name for group in GROUPS)

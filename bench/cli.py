@@ -34,6 +34,7 @@ from bench.scenarios import (
     latency,
     memory,
     metrics,
+    mirror,
     paced,
     raw,
     rebalance,
@@ -67,6 +68,7 @@ SCENARIOS: dict[str, Scenario] = {
     "avro": avro.run,
     security_group.GROUP: security_group.run,
     metrics.GROUP: metrics.run,
+    mirror.GROUP: mirror.run,
 }
 
 REPO = Path(__file__).resolve().parent.parent

@@ -117,6 +117,12 @@ class Sizes:
     metrics_records: int
     metrics_connectors: int
     metrics_scrapes: int
+    # mirror: records per throughput repetition by value size, seconds of the 10,000 records/s latency run (after
+    # its warm-up), and how many new topics are timed until they appear on the target
+    mirror_records: dict[str, int]
+    mirror_latency_seconds: float
+    mirror_latency_warmup_seconds: float
+    mirror_new_topics: int
 
     def to_json(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -163,6 +169,10 @@ FULL = Sizes(
     metrics_records=3_000_000,
     metrics_connectors=100,
     metrics_scrapes=50,
+    mirror_records={"100B": 3_000_000, "1KB": 1_000_000},
+    mirror_latency_seconds=30.0,
+    mirror_latency_warmup_seconds=5.0,
+    mirror_new_topics=5,
 )
 
 QUICK = Sizes(
@@ -205,4 +215,8 @@ QUICK = Sizes(
     metrics_records=1_000_000,
     metrics_connectors=25,
     metrics_scrapes=20,
+    mirror_records={"100B": 1_000_000, "1KB": 300_000},
+    mirror_latency_seconds=10.0,
+    mirror_latency_warmup_seconds=3.0,
+    mirror_new_topics=3,
 )

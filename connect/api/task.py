@@ -69,6 +69,15 @@ class SourceTask(Task):
     def commit_record(self, record: SourceRecord, metadata: RecordMetadata | None) -> None:
         """Kafka acknowledged `record` (metadata None: a transform dropped it). Runs on the producer thread."""
 
+    def commit_batch(self, batch: SourceRecordBatch, offsets: Sequence[int]) -> None:
+        """Kafka acknowledged every record of `batch`, one `poll_batches` returned: `offsets` are their Kafka
+        offsets in the order Kafka acknowledged them (the batch's order when it names its Kafka partition), -1
+        for a record whose failure was tolerated. A task that polls batches and overrides this gets it instead
+        of a `commit_record` per record, and its batches keep the column path (overriding `commit_record`
+        alone makes the runtime build and send records one by one); where the runtime builds records anyway (a
+        transformation chain) it calls `commit_record`. Not called for a batch one of whose records the
+        producer refused outright. Runs where `commit_record` runs."""
+
 
 class SinkTask(Task):
     """Consumes batches from Kafka and writes them out; see the module docstring for the lifecycle."""

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import threading
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from connect.mirror.records import OffsetSync
@@ -41,18 +42,6 @@ class _PartitionState:
     previous_downstream: int = -1
     last_sync_downstream: int = -1
 
-    def sync_due(self, upstream: int, downstream: int, max_offset_lag: int) -> bool:
-        due = (
-            self.last_sync_downstream == -1
-            or downstream - (self.last_sync_downstream + 1) >= max_offset_lag
-            or upstream - self.previous_upstream != 1
-            or downstream < self.previous_downstream
-        )
-        if due:
-            self.last_sync_downstream = downstream
-        self.previous_upstream, self.previous_downstream = upstream, downstream
-        return due
-
 
 class OffsetSyncQueue:
     def __init__(self, max_offset_lag: int) -> None:
@@ -65,17 +54,41 @@ class OffsetSyncQueue:
 
     def offer(self, topic: str, partition: int, upstream_offset: int, downstream_offset: int) -> bool:
         """Take the offsets of an acknowledged record of upstream `topic`-`partition`; True if its sync is due."""
+        return self.offer_run(topic, partition, (upstream_offset,), (downstream_offset,))
+
+    def offer_run(
+        self, topic: str, partition: int, upstream_offsets: Sequence[int], downstream_offsets: Sequence[int]
+    ) -> bool:
+        """`offer` for acknowledged records of one partition, in order, under one lock (a downstream offset of -1:
+        a record that is not on the target, skipped); True if any sync became due."""
         key = (topic, partition)
-        sync = OffsetSync(topic, partition, upstream_offset, downstream_offset)
+        lag = self._max_offset_lag
+        due_any = False
         with self._lock:
             state = self._states.setdefault(key, _PartitionState())
-            due = state.sync_due(upstream_offset, downstream_offset, self._max_offset_lag)
-            if due:
-                self._delayed.pop(key, None)
-                self._pending.append(sync)
-            else:
-                self._delayed[key] = sync
-        return due
+            previous_upstream, previous_downstream = state.previous_upstream, state.previous_downstream
+            last_sync = state.last_sync_downstream
+            for upstream, downstream in zip(upstream_offsets, downstream_offsets, strict=True):
+                if downstream < 0:
+                    continue
+                due = (
+                    last_sync == -1
+                    or downstream - (last_sync + 1) >= lag
+                    or upstream - previous_upstream != 1
+                    or downstream < previous_downstream
+                )
+                previous_upstream, previous_downstream = upstream, downstream
+                if due:
+                    last_sync = downstream
+                    self._pending.append(OffsetSync(topic, partition, upstream, downstream))
+                    due_any = True
+            state.previous_upstream, state.previous_downstream = previous_upstream, previous_downstream
+            state.last_sync_downstream = last_sync
+            if previous_downstream == last_sync:
+                self._delayed.pop(key, None)  # the latest record's sync is pending already
+            elif previous_downstream >= 0:
+                self._delayed[key] = OffsetSync(topic, partition, previous_upstream, previous_downstream)
+        return due_any
 
     def promote_delayed(self) -> None:
         """At an offset commit: every delayed sync becomes pending."""
@@ -91,6 +104,10 @@ class OffsetSyncQueue:
                 taken.append(self._pending.popleft())
                 self._in_flight += 1
         return taken
+
+    def waiting(self) -> bool:
+        """Whether pending syncs wait for room (10 in flight); read without the lock, as a hint."""
+        return bool(self._pending)
 
     def sent(self) -> None:
         """A sync's send completed, delivered or failed (a lost sync only delays translation; it is not retried)."""

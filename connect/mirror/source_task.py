@@ -28,10 +28,12 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
+from collections.abc import Sequence as SequenceABC
+from itertools import groupby
+from typing import Any, overload
 
-from connect.api import RecordMetadata, SourceRecord, SourceTask
+from connect.api import RecordMetadata, SourceRecord, SourceRecordBatch, SourceTask
 from connect.api.data import BYTES_SCHEMA, OPTIONAL_BYTES_SCHEMA
 from connect.api.records import Header
 from connect.api.version import distribution_version
@@ -103,6 +105,7 @@ class MirrorSourceTask(SourceTask):
             )
             for topic, partition in partitions
         }
+        self._source_partitions: dict[tuple[str, int], dict[str, Any]] = {}
         self._reset_at: dict[tuple[str, int], int] = {}  # partition -> the position the source no longer had
         self._syncs: OffsetSyncQueue | None = None
         if values[EMIT_OFFSET_SYNCS_ENABLED_CONFIG]:
@@ -113,6 +116,13 @@ class MirrorSourceTask(SourceTask):
         log.info("Mirroring %d partition(s) from %s: %s", len(partitions), self._source_alias, partitions)
 
     def poll(self) -> list[SourceRecord] | None:
+        # The runtime calls poll_batches; this is the same records one by one.
+        batches = self.poll_batches()
+        return [record for batch in batches for record in batch] if batches else None
+
+    def poll_batches(self) -> list[SourceRecordBatch] | None:
+        """What the consumer has, as one batch per run of records of one partition: the values, keys,
+        timestamps and headers as the source cluster gave them, no record object built per record."""
         with self._lock:
             if self._stopping:
                 return None
@@ -121,35 +131,45 @@ class MirrorSourceTask(SourceTask):
                 self._reset_at[(reset.topic, reset.partition)] = reset.position
         if not messages:
             return None
-        records = []
         now_ms = time.time() * 1000
-        for message in messages:
-            topic, partition, offset = str(message.topic()), int(message.partition() or 0), int(message.offset() or 0)
-            timestamp_type, timestamp = message.timestamp()
-            if self._reset_at:
-                self._report_gap(topic, partition, offset)
-            metrics = self._metrics.get((topic, partition))
-            if metrics is not None:
-                value = message.value()
-                metrics.bytes.add(len(value) if value else 0)
-                if timestamp_type:
+        batches = []
+        for (topic, partition), run in groupby(messages, _topic_partition):
+            batch = self._batch_of(topic, partition, list(run), now_ms)
+            batches.append(batch)
+        return batches
+
+    def _batch_of(self, topic: str, partition: int, run: list[Any], now_ms: float) -> SourceRecordBatch:
+        offsets = [message.offset() for message in run]
+        if self._reset_at:
+            self._report_gap(topic, partition, offsets[0])
+        values = [message.value() for message in run]
+        stamps = [message.timestamp() for message in run]
+        timestamps = [timestamp if kind else None for kind, timestamp in stamps]
+        raw_headers = [message.headers() for message in run]
+        headers = [_headers(raw) for raw in raw_headers] if any(raw_headers) else None
+        metrics = self._metrics.get((topic, partition))
+        if metrics is not None:
+            metrics.bytes.add(sum(len(value) for value in values if value))
+            # Sampled: the first and the last record of each run (a record each would cost as much as mirroring it).
+            for kind, timestamp in (stamps[0], stamps[-1]):
+                if kind:
                     metrics.age.record(now_ms - timestamp)
-            headers = tuple(Header(key, value, BYTES_SCHEMA) for key, value in _header_items(message.headers()))
-            records.append(
-                SourceRecord(
-                    source_partition(self._source_alias, topic, partition),
-                    {"offset": offset},
-                    self._remote_topics.get(topic) or self._policy.format_remote_topic(self._source_alias, topic),
-                    partition,
-                    OPTIONAL_BYTES_SCHEMA,
-                    message.key(),
-                    BYTES_SCHEMA,
-                    message.value(),
-                    timestamp if timestamp_type else None,
-                    headers,
-                )
-            )
-        return records
+        key = (topic, partition)
+        source = self._source_partitions.get(key)
+        if source is None:
+            source = self._source_partitions[key] = source_partition(self._source_alias, topic, partition)
+        return SourceRecordBatch(
+            self._remote_topics.get(topic) or self._policy.format_remote_topic(self._source_alias, topic),
+            values,
+            BYTES_SCHEMA,
+            keys=[message.key() for message in run],
+            key_schema=OPTIONAL_BYTES_SCHEMA,
+            source_partition=source,
+            source_offsets=UpstreamOffsets(offsets),
+            kafka_partition=partition,
+            timestamps=timestamps,
+            headers=headers,
+        )
 
     def _report_gap(self, topic: str, partition: int, offset: int) -> None:
         """The first record of a partition after its position was lost: what was skipped, said loudly."""
@@ -188,17 +208,38 @@ class MirrorSourceTask(SourceTask):
         if metadata is None or self._stopping:
             return  # a record a transform dropped, or a task on its way out
         upstream = record.source_partition or {}
-        metrics = self._metrics.get((str(upstream.get("topic")), int(upstream.get("partition", -1))))
-        if metrics is not None:
-            metrics.records.add()
-            if record.timestamp is not None:
-                metrics.latency.record(time.time() * 1000 - record.timestamp)
-        if self._syncs is None:
-            return
-        self._syncs.offer(
-            upstream["topic"], upstream["partition"], (record.source_offset or {})["offset"], metadata.offset
+        topic, partition = str(upstream.get("topic")), int(upstream.get("partition", -1))
+        self._acknowledged(
+            topic, partition, [(record.source_offset or {})["offset"]], [metadata.offset], record.timestamp
         )
-        self._send_syncs()
+
+    def commit_batch(self, batch: SourceRecordBatch, offsets: Sequence[int]) -> None:
+        if self._stopping:
+            return
+        upstream = batch.source_partition or {}
+        upstream_offsets = batch.source_offsets
+        assert isinstance(upstream_offsets, UpstreamOffsets)
+        timestamps = batch.timestamps
+        last_timestamp = None if not timestamps else timestamps[-1]
+        self._acknowledged(upstream["topic"], upstream["partition"], upstream_offsets.offsets, offsets, last_timestamp)
+
+    def _acknowledged(
+        self, topic: str, partition: int, upstream: Sequence[int], downstream: Sequence[int], timestamp: int | None
+    ) -> None:
+        """Records of one partition the target acknowledged, in order (downstream -1: not on the target)."""
+        metrics = self._metrics.get((topic, partition))
+        if metrics is not None:
+            metrics.records.add(len(downstream))
+            if timestamp is not None:  # the run's last record: sampled, as at poll
+                metrics.latency.record(time.time() * 1000 - timestamp)
+        syncs = self._syncs
+        if syncs is None:
+            return
+        due = syncs.offer_run(topic, partition, upstream, downstream)
+        # Mostly no sync is due: only then is there anything to send, or in-flight syncs to serve so that
+        # waiting ones may go (a producer poll per acknowledgement would cost more than the mirroring).
+        if due or syncs.waiting():
+            self._send_syncs()
 
     def commit(self) -> None:
         if self._syncs is not None:
@@ -208,6 +249,7 @@ class MirrorSourceTask(SourceTask):
     def _send_syncs(self) -> None:
         syncs = self._syncs
         assert syncs is not None
+        self._syncs_producer.poll(0)  # delivery reports first: they free room for waiting syncs
         for sync in syncs.take_sendable():
             try:
                 self._syncs_producer.produce(
@@ -216,7 +258,6 @@ class MirrorSourceTask(SourceTask):
             except (BufferError, RuntimeError) as exc:
                 syncs.sent()
                 log.warning("Could not send an offset sync, a later one will do: %s", exc)
-        self._syncs_producer.poll(0)
 
     def stop(self) -> None:
         self._stopping = True
@@ -238,7 +279,35 @@ def _resume_at(stored: Mapping[str, Any] | None) -> int | None:
     return offset + 1 if isinstance(offset, int) and offset >= 0 else None
 
 
-def _header_items(headers: Any) -> list[tuple[str, Any]]:
-    if not headers:
-        return []
-    return list(headers.items()) if isinstance(headers, Mapping) else list(headers)
+def _topic_partition(message: Any) -> tuple[str, int]:
+    return message.topic(), message.partition()
+
+
+def _headers(raw: Any) -> tuple[Header, ...]:
+    """A consumed record's headers (confluent_kafka's list of (key, bytes)) as Connect headers of raw bytes."""
+    if not raw:
+        return ()
+    items = raw.items() if isinstance(raw, Mapping) else raw
+    return tuple(Header(key, value, BYTES_SCHEMA) for key, value in items)
+
+
+class UpstreamOffsets(SequenceABC[dict[str, int]]):
+    """A batch's source offsets, `{"offset": o}` built only when asked for (the runtime reads the last one);
+    `offsets` keeps the upstream offsets themselves for `commit_batch`."""
+
+    __slots__ = ("offsets",)
+
+    def __init__(self, offsets: list[int]) -> None:
+        self.offsets = offsets
+
+    def __len__(self) -> int:
+        return len(self.offsets)
+
+    @overload
+    def __getitem__(self, index: int) -> dict[str, int]: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[dict[str, int]]: ...
+    def __getitem__(self, index: int | slice) -> dict[str, int] | list[dict[str, int]]:
+        if isinstance(index, slice):
+            return [{"offset": offset} for offset in self.offsets[index]]
+        return {"offset": self.offsets[index]}

@@ -5,7 +5,8 @@ By default the producer reports failed deliveries only (`delivery.report.only.er
 offsets, and later ones of its source partitions, are never committed) and keeps the failure for
 `collect`, which fails the task or reports it under the error policy. A task that overrides
 `commit_record` gets a callback per record (`record_callback`) that hands it each record with its
-`RecordMetadata` once acknowledged (Kafka's `SourceTask.commitRecord`).
+`RecordMetadata` once acknowledged (Kafka's `SourceTask.commitRecord`); one that overrides `commit_batch` gets
+a callback per batch (`offsets_callback`) that gathers the batch's Kafka offsets for it.
 
 The producer calls these from `poll` and `flush`, which only the task thread calls: no lock.
 """
@@ -16,6 +17,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from connect.api.batch import SourceRecordBatch
 from connect.api.context import RecordMetadata
 from connect.api.errors import ConnectError
 from connect.api.records import SourceRecord
@@ -57,6 +59,37 @@ class SourceDeliveries:
                     batch.failed = True  # never completes, so its offsets are never committed
                     return
             batch.outstanding -= 1
+
+        return on_delivery
+
+    def offsets_callback(
+        self,
+        submitted: SubmittedBatch,
+        batch: SourceRecordBatch,
+        on_complete: Callable[[SourceRecordBatch, list[int]], None],
+    ) -> DeliveryCallback:
+        """The callback of every record of `batch`, for a task that overrides `commit_batch`: collects each
+        acknowledged record's Kafka offset (-1 for a tolerated failure) and calls `on_complete` with them once
+        every record of the batch was reported. librdkafka reports a partition's records in the order they
+        were produced, so for a batch of one partition the offsets are in the batch's order."""
+        offsets: list[int] = []
+        append = offsets.append
+        expected = len(batch.values)
+        failures = self.failures
+        tolerate = self._errors.tolerates_all
+
+        def on_delivery(error: Any, message: Any) -> None:
+            if error is not None:
+                failures.append((error, message))
+                if not tolerate:
+                    submitted.failed = True
+                    return
+                append(-1)
+            else:
+                append(message.offset())
+            submitted.outstanding -= 1
+            if len(offsets) == expected:
+                on_complete(batch, offsets)
 
         return on_delivery
 

@@ -64,7 +64,18 @@ class WorkerSourceTask(WorkerTask):
     @staticmethod
     def needs_record_reports(task_class: type[SourceTask]) -> bool:
         """Whether the producer must report successful deliveries too (else: failures only, faster)."""
-        return task_class.commit_record is not SourceTask.commit_record
+        return (
+            task_class.commit_record is not SourceTask.commit_record
+            or task_class.commit_batch is not SourceTask.commit_batch
+        )
+
+    @staticmethod
+    def commits_batches(task_class: type[SourceTask]) -> bool:
+        """Whether the task takes each polled batch's Kafka offsets at once (`commit_batch`)."""
+        return (
+            task_class.commit_batch is not SourceTask.commit_batch
+            and task_class.poll_batches is not SourceTask.poll_batches
+        )
 
     @staticmethod
     def polls_batches(task_class: type[SourceTask]) -> bool:
@@ -116,6 +127,7 @@ class WorkerSourceTask(WorkerTask):
         self._next_commit = 0.0
         self._per_record_callbacks = self.needs_record_reports(type(task))
         self._polls_batches = self.polls_batches(type(task))
+        self._commits_batches = self.commits_batches(type(task))
         # task.stop() is called from the stopping thread (to unblock poll), but only once and only after start.
         self._stop_lock = threading.Lock()
         self._task_started = False
@@ -283,7 +295,7 @@ class WorkerSourceTask(WorkerTask):
 
     def _sends_columns(self) -> bool:
         """Whether a task's `poll_batches` may go to Kafka as columns (else: as the records they hold)."""
-        return sends_columns(self.pipeline, self._per_record_callbacks)
+        return sends_columns(self.pipeline, self._per_record_callbacks and not self._commits_batches)
 
     def _dispatch(self, records: list[SourceRecord]) -> None:
         """Send one poll batch (`SourceRecordBatch`es, when the loop sends columns)."""
@@ -331,6 +343,8 @@ class WorkerSourceTask(WorkerTask):
         try:
             for batch in batches:
                 if batch.values:
+                    if self._commits_batches:
+                        on_delivery = self.deliveries.offsets_callback(submitted, batch, self._commit_batch)
                     self.sender.produce_columns(batch, submitted, on_delivery)
         except BaseException:
             submitted.failed = True  # some records were never sent
@@ -355,6 +369,12 @@ class WorkerSourceTask(WorkerTask):
         except BaseException:
             batch.failed = True  # some records were never sent
             raise
+
+    def _commit_batch(self, batch: SourceRecordBatch, offsets: list[int]) -> None:
+        try:
+            self.source_task.commit_batch(batch, offsets)
+        except Exception:
+            log.exception("Source task %s: commit_batch() failed (ignored)", self.id)
 
     def _commit_record(self, record: SourceRecord, metadata: RecordMetadata | None) -> None:
         try:

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import random
+
 from connect.mirror.offset_sync_queue import MAX_IN_FLIGHT, OffsetSyncQueue
 from connect.mirror.records import OffsetSync
 
@@ -69,3 +71,42 @@ def test_due_syncs_waiting_behind_the_in_flight_limit_are_all_sent_in_order() ->
         for _ in batch:
             queue.sent()
     assert [s.upstream_offset for s in sent] == list(range(0, 300, 11))
+
+
+def drained(queue: OffsetSyncQueue) -> list[OffsetSync]:
+    """Every sync the queue would send, due ones first, then the delayed ones promoted at a commit."""
+    taken = []
+    while batch := queue.take_sendable():
+        taken += batch
+        for _ in batch:
+            queue.sent()
+    queue.promote_delayed()
+    while batch := queue.take_sendable():
+        taken += batch
+        for _ in batch:
+            queue.sent()
+    return taken
+
+
+def test_a_run_of_acknowledgements_gives_exactly_the_syncs_its_records_one_by_one_give() -> None:
+    rng = random.Random(7)
+    for _ in range(200):
+        upstream = sorted(rng.sample(range(0, 400), rng.randint(1, 60)))  # gaps, as compaction leaves
+        start = rng.choice([0, 50, 1000])
+        downstream = [start + i + (rng.random() < 0.05) * rng.randint(-5, 5) for i in range(len(upstream))]
+        cut = rng.randint(0, len(upstream))
+        lag = rng.choice([1, 5, 10])
+        one_by_one, in_runs = OffsetSyncQueue(max_offset_lag=lag), OffsetSyncQueue(max_offset_lag=lag)
+        due_one = [one_by_one.offer("t", 0, u, d) for u, d in zip(upstream, downstream, strict=True)]
+        due_runs = [
+            in_runs.offer_run("t", 0, upstream[:cut], downstream[:cut]),
+            in_runs.offer_run("t", 0, upstream[cut:], downstream[cut:]),
+        ]
+        assert any(due_one) == any(due_runs)
+        assert drained(in_runs) == drained(one_by_one)
+
+
+def test_records_not_on_the_target_are_skipped_in_a_run() -> None:
+    queue = OffsetSyncQueue(max_offset_lag=100)
+    assert queue.offer_run("t", 0, [5, 6, 7], [10, -1, 11])
+    assert drained(queue) == [OffsetSync("t", 0, 5, 10), OffsetSync("t", 0, 7, 11)]  # 7 follows 5: a gap

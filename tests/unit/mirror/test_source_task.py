@@ -252,3 +252,29 @@ def test_records_deleted_before_they_were_mirrored_are_counted_and_logged_never_
     errors = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
     assert any("Records 42 to 59 of orders-1" in e and "18 record(s) are not on the target" in e for e in errors)
     assert any("my-topic-0 of cluster A went back from offset 500 to 0" in e for e in errors)
+
+
+def test_a_poll_is_one_batch_per_partition_run_and_its_acknowledgement_gives_the_same_syncs(started: Started) -> None:
+    started.consumer.queued = [FakeMessage("orders", 1, offset, b"k", b"v") for offset in range(42, 61)]
+    started.consumer.queued.append(FakeMessage("orders", 0, 7, None, b"w", [("h", b"1")]))
+    batches = started.task.poll_batches() or []
+    assert [(b.topic, b.kafka_partition, len(b.values)) for b in batches] == [("A.orders", 1, 19), ("A.orders", 0, 1)]
+    assert batches[0].headers is None and batches[1].headers is not None
+    assert batches[0].source_offsets is not None and batches[0].source_offsets[-1] == {"offset": 60}
+
+    started.task.commit_batch(batches[0], list(range(100, 119)))
+    syncs = [OffsetSync("orders", 1, 42, 100), OffsetSync("orders", 1, 53, 111)]  # offset.lag.max=10
+    assert [(key, value) for _, key, value, _ in started.producer.sent] == [(s.key(), s.value()) for s in syncs]
+    for callback in started.producer.callbacks:
+        callback(None, None)
+    started.task.commit()
+    last = OffsetSync("orders", 1, 60, 118)
+    assert started.producer.sent[-1][1:3] == (last.key(), last.value())
+
+    context = started.task.context
+    assert isinstance(context, FakeContext)
+    labels = '{source="A",target="B",topic="A.orders",partition="1"}'
+    assert (
+        f"kafka_connect_mirror_mirrorsourceconnector_record_count{labels} 19"
+        in render(context.plugin_metrics.groups()).decode()
+    )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import queue
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from connect.api import Header, RecordMetadata, SourceRecord, SourceRecordBatch
@@ -49,6 +50,21 @@ class RecordCommittingBatchTask(BatchTask):
 
     def commit_record(self, record: SourceRecord, metadata: RecordMetadata | None) -> None:
         self.committed.append((record.value, metadata))
+
+
+class BatchCommittingTask(BatchTask):
+    """Takes each batch's Kafka offsets at once; `commit_record` must not be needed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.committed: list[tuple[list[Any], list[int]]] = []
+
+    def commit_batch(self, batch: SourceRecordBatch, offsets: Sequence[int]) -> None:
+        assert batch._records is None, "commit_batch is for batches sent as columns: no record was built"
+        self.committed.append((list(batch.values), list(offsets)))
+
+    def commit_record(self, record: SourceRecord, metadata: RecordMetadata | None) -> None:
+        raise AssertionError("a task that commits batches gets no commit_record on the column path")
 
 
 def lines(first: int, *values: str, partition: str = "a") -> SourceRecordBatch:
@@ -170,6 +186,28 @@ def test_a_task_that_overrides_commit_record_gets_each_record_as_polled() -> Non
     assert sorted(value for value, _ in task.committed) == ["x", "y"]
     assert all(metadata is not None and metadata.topic == "out" for _, metadata in task.committed)
     assert h.offset() == {"line": 2}
+
+
+def test_a_task_that_overrides_commit_batch_keeps_columns_and_gets_each_batchs_kafka_offsets_in_order() -> None:
+    task = BatchCommittingTask()
+    h = Harness(task)
+    first = lines(1, "x", "y")
+    first.kafka_partition = 3
+    second = lines(3, "z")
+    second.kafka_partition = 3
+    h.run([first, second], [lines(4, "w", partition="b")])
+    assert task.committed == [(["x", "y"], [0, 1]), (["z"], [2]), (["w"], [0])]
+    assert h.offset() == {"line": 3}
+    assert h.offset("b") == {"line": 4}
+
+
+def test_a_batch_whose_delivery_failed_is_never_committed_to_the_task() -> None:
+    task = BatchCommittingTask()
+    h = Harness(task)
+    h.producer.fail_values.add(b"poison")
+    h.run([lines(1, "a")], [lines(2, "b", "poison")])
+    assert task.committed == [(["a"], [0])]
+    assert h.offset() == {"line": 1}
 
 
 def test_a_conversion_error_with_tolerance_all_skips_only_that_record() -> None:

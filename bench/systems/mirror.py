@@ -1,0 +1,75 @@
+"""The two MirrorMaker 2s in dedicated mode, started from the same mm2.properties: `kconnect mirror` and Java's
+`org.apache.kafka.connect.mirror.MirrorMaker` (what connect-mirror-maker.sh runs, with that script's JVM flags)."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Protocol
+
+from bench.catalog import JAVA_CONNECT, KCONNECT
+from bench.java_connect.jars import ConnectJars
+from bench.systems.java import HEAP_OPTS, JVM_OPTS, LOG4J2
+from bench.systems.kconnect import kconnect_command
+
+JAVA_MAIN_CLASS = "org.apache.kafka.connect.mirror.MirrorMaker"
+
+
+class MirrorSystem(Protocol):
+    key: str
+    label: str
+
+    def unavailable_reason(self) -> str | None: ...
+
+    def command(self, mm2_properties: Path, workdir: Path) -> list[str]: ...
+
+    def settings(self) -> Mapping[str, str]: ...
+
+
+class KconnectMirror:
+    key = KCONNECT
+    label = "kconnect mirror"
+
+    def unavailable_reason(self) -> str | None:
+        return None
+
+    def command(self, mm2_properties: Path, workdir: Path) -> list[str]:
+        return [*kconnect_command(), "mirror", str(mm2_properties)]
+
+    def settings(self) -> Mapping[str, str]:
+        return {"command": "kconnect mirror mm2.properties"}
+
+
+class JavaMirror:
+    key = JAVA_CONNECT
+    label = "Java MirrorMaker 2"
+
+    def __init__(self, jars: ConnectJars, version: str) -> None:
+        self.jars = jars
+        self.version = version
+        self.java = shutil.which("java")
+
+    def unavailable_reason(self) -> str | None:
+        return None if self.java else "`java` not found on PATH"
+
+    def command(self, mm2_properties: Path, workdir: Path) -> list[str]:
+        log_config = workdir / "log4j2.properties"
+        log_config.write_text(LOG4J2.format(log_file=workdir / "mirror-maker.log"))
+        return [
+            self.java or "java",
+            *HEAP_OPTS,
+            *JVM_OPTS,
+            f"-Dlog4j2.configurationFile={log_config}",
+            "-cp",
+            self.jars.classpath,
+            JAVA_MAIN_CLASS,
+            str(mm2_properties),
+        ]
+
+    def settings(self) -> Mapping[str, str]:
+        return {
+            "main_class": JAVA_MAIN_CLASS,
+            "kafka_version": self.version,
+            "jvm": " ".join((*HEAP_OPTS, *JVM_OPTS)),
+        }
