@@ -23,7 +23,7 @@ from types import FrameType
 from bench import machine, plots, report, spark_sink
 from bench.broker import KafkaAdmin, dedicated_broker, secured_client_keys
 from bench.catalog import GROUP_NAMES
-from bench.harness import RunContext, short_reason
+from bench.harness import RunContext
 from bench.java_connect import jars as java_jars
 from bench.procs import ProcessSet
 from bench.results import BenchmarkResult, ResultsFile
@@ -118,13 +118,9 @@ def systems_for(kafka_version: str) -> tuple[list[WorkerSystem], dict[str, str]]
     if reason:
         unavailable[kconnect.key] = reason
         unavailable[processes.key] = reason
-    try:
-        java: WorkerSystem = JavaConnect(java_jars.fetch(kafka_version), kafka_version)
-    except Exception as error:
-        log.exception("Java Kafka Connect is not available")
-        java = JavaConnect(java_jars.layout(kafka_version), kafka_version)
-        unavailable[java.key] = short_reason(error)
-    reason = java.unavailable_reason()
+    jars, missing = java_jars.fetch_or_reason(kafka_version)
+    java: WorkerSystem = JavaConnect(jars, kafka_version)
+    reason = missing or java.unavailable_reason()
     if reason:
         unavailable[java.key] = reason
     return [kconnect, processes, java], unavailable

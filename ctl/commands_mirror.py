@@ -27,23 +27,27 @@ def _status_table(flows: dict[str, Any]) -> str:
             f"{connector.removeprefix('Mirror').removesuffix('Connector')}: {info['state']}"
             for connector, info in flow.get("connectors", {}).items()
         ]
-        age = flow.get("heartbeat_age_ms")
         rows.append(
             [
                 name,
                 "yes" if flow.get("enabled") else "heartbeats only",
                 flow.get("lag", ""),
-                "" if age is None else f"{age / 1000:.1f} s",
+                _seconds(flow.get("heartbeat_age_ms")),
+                _seconds(flow.get("checkpoint_age_ms")),
                 ", ".join(states) or flow.get("state", ""),
             ]
         )
-    text = table(["flow", "mirrors", "lag", "heartbeat age", "connectors"], rows)
+    text = table(["flow", "mirrors", "lag", "heartbeat age", "last checkpoint", "connectors"], rows)
     partitions = [
         [name, p["topic"], p["partition"], p["lag"]] for name, flow in flows.items() for p in flow.get("partitions", [])
     ]
     if partitions:
         text += "\n\n" + table(["flow", "topic", "partition", "lag"], partitions)
     return text
+
+
+def _seconds(age_ms: int | None) -> str:
+    return "" if age_ms is None else f"{age_ms / 1000:.1f} s"
 
 
 def mirror_translate(client: ConnectClient, group: str, flow: str | None, *, apply: bool, output: str) -> str:

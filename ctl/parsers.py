@@ -82,7 +82,9 @@ def add_verbs(parser: argparse.ArgumentParser) -> None:
 def _add_mirror(verbs: Subparsers, common: argparse.ArgumentParser) -> None:
     mirror = verbs.add_parser("mirror", help="a dedicated MirrorMaker's flows: status, translated group offsets")
     actions = mirror.add_subparsers(dest="action", required=True, metavar="status|translate")
-    status = actions.add_parser("status", parents=[common], help="each flow's connectors, lag and heartbeat age")
+    status = actions.add_parser(
+        "status", parents=[common], help="each flow's connectors, lag, heartbeat age and last checkpoint"
+    )
     _watch_option(status)
     translate = actions.add_parser(
         "translate", parents=[common], help="a consumer group's offsets translated to the target cluster"

@@ -111,3 +111,14 @@ def fetch(version: str, cache: Path | None = None) -> ConnectJars:
             jar.rename(jars.tools / jar.name)
     marker.write_text(fingerprint(POM, version, LAYOUT) + "\n")
     return jars
+
+
+def fetch_or_reason(version: str) -> tuple[ConnectJars, str | None]:
+    """`fetch(version)`, or, when that fails, where the jars would be and why they are not there (a benchmark
+    then reports the Java rows as not measurable instead of failing the run)."""
+    try:
+        return fetch(version), None
+    except Exception as error:
+        log.exception("Kafka's Java jars are not available")
+        first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        return layout(version), first[:200]

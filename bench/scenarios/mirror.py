@@ -268,19 +268,12 @@ def measure_running(
 
 
 def mirror_systems(kafka_version: str) -> tuple[list[MirrorSystem], dict[str, str]]:
-    unavailable: dict[str, str] = {}
-    kconnect = KconnectMirror()
-    try:
-        java: MirrorSystem = JavaMirror(java_jars.fetch(kafka_version), kafka_version)
-    except Exception as error:
-        log.exception("Java MirrorMaker 2 is not available")
-        java = JavaMirror(java_jars.layout(kafka_version), kafka_version)
-        unavailable[java.key] = short_reason(error)
-    for system in (kconnect, java):
-        reason = system.unavailable_reason()
-        if reason:
-            unavailable[system.key] = reason
-    return [kconnect, java], unavailable
+    jars, missing = java_jars.fetch_or_reason(kafka_version)
+    systems: list[MirrorSystem] = [KconnectMirror(), JavaMirror(jars, kafka_version)]
+    unavailable = {system.key: reason for system in systems if (reason := system.unavailable_reason())}
+    if missing:
+        unavailable[JAVA_CONNECT] = missing
+    return systems, unavailable
 
 
 def measure_system(

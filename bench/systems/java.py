@@ -43,6 +43,31 @@ rootLogger.appenderRef.file.ref = file
 """
 
 
+def jvm_command(
+    java: str | None,
+    jars: ConnectJars,
+    log_file: Path,
+    main_class: str,
+    properties: Path,
+    kafka_opts: Sequence[str] = (),
+) -> list[str]:
+    """A Kafka start script's command line: its JVM flags, log4j2 logging at INFO to `log_file` (its config is
+    written beside it), the jars' classpath, `main_class` and its properties file."""
+    log_config = log_file.with_name("log4j2.properties")
+    log_config.write_text(LOG4J2.format(log_file=log_file))
+    return [
+        java or "java",
+        *HEAP_OPTS,
+        *JVM_OPTS,
+        *kafka_opts,
+        f"-Dlog4j2.configurationFile={log_config}",
+        "-cp",
+        jars.classpath,
+        main_class,
+        str(properties),
+    ]
+
+
 class JavaConnect:
     key = JAVA_CONNECT
     label = SYSTEM_LABELS[JAVA_CONNECT]
@@ -66,19 +91,9 @@ class JavaConnect:
         return {"plugin.path": str(self.jars.plugins), "plugin.discovery": "service_load"}
 
     def command(self, worker_properties: Path, workdir: Path, mode: WorkerMode = WorkerMode.STANDALONE) -> list[str]:
-        log_config = workdir / "log4j2.properties"
-        log_config.write_text(LOG4J2.format(log_file=workdir / "connect.log"))
-        return [
-            self.java or "java",
-            *HEAP_OPTS,
-            *JVM_OPTS,
-            *self.kafka_opts,
-            f"-Dlog4j2.configurationFile={log_config}",
-            "-cp",
-            self.jars.classpath,
-            MAIN_CLASSES[mode],
-            str(worker_properties),
-        ]
+        return jvm_command(
+            self.java, self.jars, workdir / "connect.log", MAIN_CLASSES[mode], worker_properties, self.kafka_opts
+        )
 
     def group_leader_port(self, workdir: Path) -> int | None:
         try:

@@ -10,7 +10,7 @@ from typing import Protocol
 
 from bench.catalog import JAVA_CONNECT, KCONNECT
 from bench.java_connect.jars import ConnectJars
-from bench.systems.java import HEAP_OPTS, JVM_OPTS, LOG4J2
+from bench.systems.java import HEAP_OPTS, JVM_OPTS, jvm_command
 from bench.systems.kconnect import kconnect_command
 
 JAVA_MAIN_CLASS = "org.apache.kafka.connect.mirror.MirrorMaker"
@@ -54,18 +54,7 @@ class JavaMirror:
         return None if self.java else "`java` not found on PATH"
 
     def command(self, mm2_properties: Path, workdir: Path) -> list[str]:
-        log_config = workdir / "log4j2.properties"
-        log_config.write_text(LOG4J2.format(log_file=workdir / "mirror-maker.log"))
-        return [
-            self.java or "java",
-            *HEAP_OPTS,
-            *JVM_OPTS,
-            f"-Dlog4j2.configurationFile={log_config}",
-            "-cp",
-            self.jars.classpath,
-            JAVA_MAIN_CLASS,
-            str(mm2_properties),
-        ]
+        return jvm_command(self.java, self.jars, workdir / "mirror-maker.log", JAVA_MAIN_CLASS, mm2_properties)
 
     def settings(self) -> Mapping[str, str]:
         return {

@@ -80,6 +80,12 @@ class SourceTaskContext(Protocol):
         """The task's own metrics, served by `/metrics` (KIP-877)."""
         ...
 
+    def report_problem(self, message: str) -> None:
+        """Show `message` as the task's status trace while it keeps RUNNING (`GET /connectors/{c}/status`, the
+        dashboard, `kconnect ctl status`): a problem an operator must see that does not stop the task, such as
+        records lost at the source. It stays until the task restarts or reports another."""
+        ...
+
 
 class ErrantRecordReporter(Protocol):
     """Sends a record a sink task could not handle to the error handling (log, dead letter queue)."""

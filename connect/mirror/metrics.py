@@ -26,7 +26,7 @@ DOMAIN = "connect.mirror"
 class PartitionMetrics:
     """One mirrored partition's `MirrorSourceConnector` metrics."""
 
-    __slots__ = ("age", "bytes", "latency", "lost", "records", "resets")
+    __slots__ = ("age", "bytes", "latency", "lost", "offset_lag", "records", "resets")
 
     def __init__(self, metrics: PluginMetrics, source: str, target: str, remote_topic: str, partition: int) -> None:
         tags = {"source": source, "target": target, "topic": remote_topic, "partition": str(partition)}
@@ -40,6 +40,12 @@ class PartitionMetrics:
         )
         self.latency = group.latest(
             "replication-latency-ms", "Time from a record's timestamp to its acknowledgement by the target (ms)"
+        )
+        # KIP-971's metric, which Java never got: how far the target is behind the source, in records.
+        self.offset_lag = group.latest(
+            "replication-offset-lag",
+            "Records of the source partition not yet on the target: its end offset, as last fetched, minus one "
+            "past the last record the target acknowledged",
         )
 
 

@@ -97,16 +97,54 @@ def heartbeat_age_ms(props: Mapping[str, str], timeout_s: float) -> int | None:
     """How old the newest heartbeat mirrored from the source cluster is on the target (`<source>.heartbeats`):
     the whole path, source to target, is that fresh. None if none has arrived."""
     policy = load_replication_policy(props)
-    topic = policy.format_remote_topic(props[SOURCE_CLUSTER_ALIAS_CONFIG], policy.heartbeats_topic())
-    newest: list[int] = []
-
-    def keep(key: bytes | None, value: bytes | None) -> None:
-        if key is not None and value is not None:
-            newest.append(Heartbeat.read(key, value).timestamp_ms)
-
-    if not _read_whole(props, topic, keep, timeout_s):
+    newest = _newest_record(
+        props, policy.format_remote_topic(props[SOURCE_CLUSTER_ALIAS_CONFIG], policy.heartbeats_topic()), timeout_s
+    )
+    if newest is None or newest.key is None or newest.value is None:
         return None
-    return int(time.time() * 1000) - max(newest) if newest else None
+    return int(time.time() * 1000) - Heartbeat.read(newest.key, newest.value).timestamp_ms
+
+
+def checkpoint_age_ms(props: Mapping[str, str], timeout_s: float) -> int | None:
+    """How long ago the newest checkpoint was written to the target (`<source>.checkpoints.internal`): translated
+    offsets are at most that old, plus the checkpoint interval. None if none was written."""
+    topic = load_replication_policy(props).checkpoints_topic(props[SOURCE_CLUSTER_ALIAS_CONFIG])
+    newest = _newest_record(props, topic, timeout_s)
+    if newest is None or newest.timestamp_ms is None:
+        return None
+    return max(int(time.time() * 1000) - newest.timestamp_ms, 0)
+
+
+@dataclass(frozen=True)
+class _Record:
+    key: bytes | None
+    value: bytes | None
+    timestamp_ms: int | None
+
+
+def _newest_record(props: Mapping[str, str], topic: str, timeout_s: float) -> _Record | None:
+    """The last record of partition 0 of `topic` on the target, read alone; None if the topic is absent or empty."""
+    admin = clusters.admin(props, "target", "mirror-client-admin")
+    try:
+        if admin.partition_count(topic, timeout_s) is None:
+            return None
+        end = admin.end_offsets([TopicPartition(topic, 0)], timeout_s).get(TopicPartition(topic, 0), 0)
+    finally:
+        admin.close()
+    if end <= 0:
+        return None
+    consumer = clusters.consumer(props, "target", "mirror-client")
+    try:
+        consumer.assign({(topic, 0): end - 1})
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            messages = consumer.consume(1, min(1.0, max(deadline - time.monotonic(), 0.0)))
+            if messages:
+                kind, timestamp = messages[-1].timestamp()
+                return _Record(messages[-1].key(), messages[-1].value(), timestamp if kind else None)
+        raise ConnectError(f"Could not read the last record of {topic} within {timeout_s:.0f} s")
+    finally:
+        consumer.close()
 
 
 def _read_whole(props: Mapping[str, str], topic: str, handle: clusters.RecordHandler, timeout_s: float) -> bool:

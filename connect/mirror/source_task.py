@@ -6,20 +6,25 @@ records where each upstream offset landed (Java's `MirrorSourceTask`).
   partition key is `{"cluster", "partition", "topic"}` and the offset `{"offset"}`, in Java's key order, so
   a Java worker reading the same offsets topic finds them.
 - Records keep key, value (tombstones too), headers, timestamp and partition, as raw bytes: the connector
-  needs the ByteArrayConverter for keys, values and headers.
-- When the target acknowledged a record, its upstream and downstream offsets go to the offset-sync queue
-  (`offset_sync_queue`); after each offset commit the delayed syncs follow. Syncs are sent by a producer of
-  the cluster that holds the offset-syncs topic; a lost one only delays translation.
+  needs the ByteArrayConverter for keys, values and headers. A poll is one `SourceRecordBatch` per run of
+  records of a partition, columns of what the consumer gave, so the runtime builds no record per record (it
+  does where a transformation chain needs them, and then calls `commit_record`).
+- When the target acknowledged a batch (`commit_batch`, with its downstream offsets) or a record
+  (`commit_record`), the upstream and downstream offsets go to the offset-sync queue (`offset_sync_queue`),
+  which decides per record, as Java does; after each offset commit the delayed syncs follow. Syncs are sent by
+  a producer of the cluster that holds the offset-syncs topic; a lost one only delays translation.
 - Silent gaps are reported, never skipped quietly: when a partition's position is no longer on the source
   (records deleted by retention before they were mirrored, or the topic deleted and re-created), the consumer
   resets it per `auto.offset.reset` and says so; the first record read after it shows the gap. Records lost
   are logged at ERROR with their offsets and counted (`lost-record-count`), and every such reset is counted
-  (`offset-reset-count`), in the partition's MirrorMaker metrics.
+  (`offset-reset-count`), in the partition's MirrorMaker metrics; the task's status trace says it too (it keeps
+  RUNNING, with the newest such report as trace, until it restarts).
 - Each partition's MirrorMaker metrics (`metrics.PartitionMetrics`): bytes and record age at poll, records and
-  replication latency at acknowledgement, as Java records them.
+  replication latency at acknowledgement, as Java records them (ages and latencies sampled on the first and last
+  record of a batch), and the offset lag (records on the source not yet acknowledged by the target).
 
-Thread rules: `poll` runs on the task thread, `commit_record` on the producer's delivery thread, `commit` on
-the offset-commit thread, `stop` on another thread: it waits for a running poll (at most
+Thread rules: `poll` runs on the task thread, `commit_batch` and `commit_record` on the producer's delivery
+thread, `commit` on the offset-commit thread, `stop` on another thread: it waits for a running poll (at most
 `consumer.poll.timeout.ms`) before closing the consumer.
 """
 
@@ -182,27 +187,19 @@ class MirrorSourceTask(SourceTask):
         if offset > position:
             if metrics is not None:
                 metrics.lost.add(offset - position)
-            log.error(
-                "Records %d to %d of %s-%d were deleted from cluster %s before they were mirrored (retention, or "
-                "deleted records): %d record(s) are not on the target; mirroring goes on from offset %d",
-                position,
-                offset - 1,
-                topic,
-                partition,
-                self._source_alias,
-                offset - position,
-                offset,
+            message = (
+                f"Records {position} to {offset - 1} of {topic}-{partition} were deleted from cluster "
+                f"{self._source_alias} before they were mirrored (retention, or deleted records): "
+                f"{offset - position} record(s) are not on the target; mirroring goes on from offset {offset}"
             )
         else:
-            log.error(
-                "%s-%d of cluster %s went back from offset %d to %d (the topic was deleted and re-created, or "
-                "truncated): its new records are mirrored after the old ones on the target",
-                topic,
-                partition,
-                self._source_alias,
-                position,
-                offset,
+            message = (
+                f"{topic}-{partition} of cluster {self._source_alias} went back from offset {position} to {offset} "
+                "(the topic was deleted and re-created, or truncated): its new records are mirrored after the old "
+                "ones on the target"
             )
+        log.error("%s", message)
+        self.context.report_problem(message)
 
     def commit_record(self, record: SourceRecord, metadata: RecordMetadata | None) -> None:
         if metadata is None or self._stopping:
@@ -229,9 +226,12 @@ class MirrorSourceTask(SourceTask):
         """Records of one partition the target acknowledged, in order (downstream -1: not on the target)."""
         metrics = self._metrics.get((topic, partition))
         if metrics is not None:
-            metrics.records.add(len(downstream))
+            metrics.records.add(len(downstream) - downstream.count(-1))
             if timestamp is not None:  # the run's last record: sampled, as at poll
                 metrics.latency.record(time.time() * 1000 - timestamp)
+            end = self._consumer.high_watermark(topic, partition)
+            if end is not None:
+                metrics.offset_lag.record(max(end - (upstream[-1] + 1), 0))
         syncs = self._syncs
         if syncs is None:
             return

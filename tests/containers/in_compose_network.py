@@ -1,7 +1,8 @@
 """Run inside a worker container of a compose project (`ComposeProject.exec_python`), where the brokers'
-advertised names resolve: `count TOPIC` prints how many records the topic holds and how many distinct
-values; `replicas TOPIC...` prints each topic's replica count per partition; `spark` prints the Spark
-master's workers (their state and cores in use) and its running applications. JSON on stdout.
+advertised names resolve: `count TOPIC [BOOTSTRAP]` prints how many records the topic holds (on the worker's
+cluster, or the one at BOOTSTRAP) and how many distinct values; `replicas TOPIC...` prints each topic's
+replica count per partition; `spark` prints the Spark master's workers (their state and cores in use) and its
+running applications. JSON on stdout.
 
 It uses only the image's own packages (confluent_kafka) and the worker's KCONNECT_BOOTSTRAP_SERVERS.
 """
@@ -21,10 +22,10 @@ BOOTSTRAP = os.environ["KCONNECT_BOOTSTRAP_SERVERS"]
 TIMEOUT_S = 30.0
 
 
-def count(topic: str) -> dict[str, int]:
+def count(topic: str, bootstrap: str = BOOTSTRAP) -> dict[str, int]:
     consumer = Consumer(
         {
-            "bootstrap.servers": BOOTSTRAP,
+            "bootstrap.servers": bootstrap,
             "group.id": f"kc-compose-check-{uuid.uuid4().hex[:8]}",
             "enable.auto.commit": False,
             "auto.offset.reset": "earliest",
@@ -70,7 +71,7 @@ def spark() -> dict[str, list[dict[str, object]]]:
 
 def main(argv: list[str]) -> None:
     command, *names = argv
-    result: object = {"count": lambda: count(names[0]), "spark": spark}.get(command, lambda: replicas(names))()
+    result: object = {"count": lambda: count(*names[:2]), "spark": spark}.get(command, lambda: replicas(names))()
     print(json.dumps(result))
 
 

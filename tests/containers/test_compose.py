@@ -1,7 +1,8 @@
 """docker/compose.yaml brought up for real (podman-compose on podman), with the local Kafka image as
-KAFKA_IMAGE: three KRaft brokers, three workers of one cluster and the example pipeline, and the `spark`
+KAFKA_IMAGE: three KRaft brokers, three workers of one cluster and the example pipeline, the `spark`
 profile's two Spark-image workers with their Parquet pipeline, whose jobs run on the profile's Spark
-standalone master and worker, all started by the compose file alone. One
+standalone master and worker, and the `dr` profile's second cluster with `kconnect mirror` mirroring the
+pipeline's topic to it, all started by the compose file alone. One
 project serves the module's tests; the last one kills a worker.
 """
 
@@ -30,6 +31,7 @@ WORKERS = ("worker-1", "worker-2", "worker-3")
 SPARK_WORKERS = ("spark-worker-1", "spark-worker-2")
 SPARK_CLUSTER = ("spark-master", "spark-executors")
 BROKERS = ("kafka-1", "kafka-2", "kafka-3")
+DR = ("kafka-dr", "mirror")  # the `dr` profile: docker/mirror/mm2.properties mirrors `orders` as `primary.orders`
 PIPELINE = "orders-datagen"  # docker/pipelines/orders.json
 PARQUET_PIPELINE = "orders-parquet"  # docker/pipelines/orders-parquet.json, its files in the volume `parquet`
 INTERNAL_TOPICS = ("kconnect-configs", "kconnect-offsets", "kconnect-status")
@@ -48,7 +50,7 @@ class Cluster:
     urls: dict[str, str]  # service -> the REST URL of its published port
 
     def diagnostics(self) -> str:
-        services = (*BROKERS, *WORKERS, "pipeline", *SPARK_WORKERS, *SPARK_CLUSTER, "spark-pipeline")
+        services = (*BROKERS, *WORKERS, "pipeline", *SPARK_WORKERS, *SPARK_CLUSTER, "spark-pipeline", *DR)
         return "\n".join(f"--- {s}, last lines:\n{self.project.logs(s)}" for s in services)
 
 
@@ -58,10 +60,10 @@ def compose_cluster(
 ) -> Iterator[Cluster]:
     if container_engine.is_podman and (missing := compose_missing()) is not None:
         pytest.fail(missing, pytrace=False)
-    services = (*WORKERS, *SPARK_WORKERS)
+    services = (*WORKERS, *SPARK_WORKERS, "mirror")
     ports = [free_port() for _ in services]
     project = ComposeProject(
-        container_engine, {"KAFKA_IMAGE": kafka_image, **published_ports(services, ports)}, profiles=("spark",)
+        container_engine, {"KAFKA_IMAGE": kafka_image, **published_ports(services, ports)}, profiles=("spark", "dr")
     )
     cluster = Cluster(project, {w: f"http://127.0.0.1:{p}" for w, p in zip(services, ports, strict=True)})
     started = time.monotonic()
@@ -83,7 +85,7 @@ def compose_cluster(
 
 
 def test_compose_renders_the_file_with_the_spark_profile_and_the_kafka_image_given(container_engine: Engine) -> None:
-    project = ComposeProject(container_engine, {"KAFKA_IMAGE": "kafka:local"}, profiles=("spark",))
+    project = ComposeProject(container_engine, {"KAFKA_IMAGE": "kafka:local"}, profiles=("spark", "dr"))
     rendered = yaml.safe_load(project.run("config"))
     assert set(rendered["services"]) == {
         *BROKERS,
@@ -92,8 +94,9 @@ def test_compose_renders_the_file_with_the_spark_profile_and_the_kafka_image_giv
         *SPARK_WORKERS,
         *SPARK_CLUSTER,
         "spark-pipeline",
+        *DR,
     }
-    assert {rendered["services"][broker]["image"] for broker in BROKERS} == {"kafka:local"}
+    assert {rendered["services"][broker]["image"] for broker in (*BROKERS, "kafka-dr")} == {"kafka:local"}
 
 
 def test_the_compose_cluster_replicates_its_internal_topics_and_passes_its_health_checks(
@@ -169,6 +172,33 @@ def test_the_spark_profile_writes_the_pipelines_topic_as_parquet_through_its_spa
     assert [w["state"] for w in spark["workers"]] == ["ALIVE"], spark
     assert spark["apps"] and all(a["name"] == "kconnect-spark-sink" for a in spark["apps"]), spark
     assert spark["workers"][0]["coresused"] == sum(a["cores"] for a in spark["apps"]) > 0, spark
+
+
+def test_the_dr_profile_mirrors_the_pipelines_topic_to_the_second_cluster(compose_cluster: Cluster) -> None:
+    url, project = compose_cluster.urls["mirror"], compose_cluster.project
+
+    def source_connector_running() -> bool:
+        try:
+            status = httpx.get(f"{url}/primary/dr/connectors/MirrorSourceConnector/status", timeout=5).json()
+        except (httpx.HTTPError, ValueError):
+            return False
+        tasks = status.get("tasks", [])
+        return (
+            status.get("connector", {}).get("state") == "RUNNING"
+            and bool(tasks)
+            and all(task["state"] == "RUNNING" for task in tasks)
+        )
+
+    wait_until(source_connector_running, START_TIMEOUT_S, "kconnect mirror's source connector RUNNING", interval=2)
+    assert set(httpx.get(f"{url}/", timeout=10).json()["flows"]) == {"primary->dr", "dr->primary"}
+
+    def mirrored() -> int:
+        answer = project.exec_python("worker-1", IN_NETWORK, "count", "primary.orders", "kafka-dr:9092")
+        return int(json.loads(answer)["records"])
+
+    wait_until(lambda: mirrored() > 0, 120, "the pipeline's records on the DR cluster", interval=3)
+    before = mirrored()
+    wait_until(lambda: mirrored() > before, 60, "records the pipeline writes now mirrored too", interval=3)
 
 
 def test_killing_a_worker_container_of_the_compose_cluster_moves_its_tasks_to_the_others(

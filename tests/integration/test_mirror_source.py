@@ -22,9 +22,11 @@ from confluent_kafka.admin import AdminClient, NewPartitions
 
 from connect.mirror.records import Heartbeat, OffsetSync
 from connect.runtime.kafka import KafkaClients
+from connect.runtime.kafka.client_config import to_librdkafka
 from tests.fixtures.kafka import new_topic
 from tests.integration.test_standalone_support import all_running, create_connector, running_worker, worker_props
 from tests.support.mirrored_topics import TopicRecord, latest_checkpoints, read_records
+from tests.support.topic_reads import messages_to_end
 from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.integration
@@ -132,9 +134,9 @@ def test_a_topic_is_mirrored_unchanged_with_offset_syncs_configs_partitions_and_
     assert all(s.upstream_offset == s.downstream_offset for s in mine)
 
     # MirrorMaker's metrics, as Strimzi's exporter names Java's: every acknowledged record of each partition.
-    def mirrored_counts() -> dict[str, float]:
+    def by_partition(metric: str) -> dict[str, float]:
         lines = worker_on_b.get("/metrics").text.splitlines()
-        prefix = "kafka_connect_mirror_mirrorsourceconnector_record_count{"
+        prefix = f"kafka_connect_mirror_mirrorsourceconnector_{metric}{{"
         return {
             line.split('partition="')[1].split('"')[0]: float(line.rsplit(" ", 1)[1])
             for line in lines
@@ -142,7 +144,13 @@ def test_a_topic_is_mirrored_unchanged_with_offset_syncs_configs_partitions_and_
         }
 
     per_partition = {str(p): float(len([s for s in sent if s.partition == p])) for p in range(PARTITIONS)}
-    wait_until(lambda: mirrored_counts() == per_partition, 30, "the record counts in /metrics")
+    wait_until(lambda: by_partition("record_count") == per_partition, 30, "the record counts in /metrics")
+    # Caught up: no partition has records the target lacks (KIP-971's offset lag).
+    wait_until(
+        lambda: by_partition("replication_offset_lag") == {str(p): 0.0 for p in range(PARTITIONS)},
+        30,
+        "an offset lag of 0 for every partition in /metrics",
+    )
 
     # Configs follow the source topic, at creation and afterwards; so do new partitions.
     admin_b = KafkaClients(producer_props={}, consumer_props={}, admin_props={"bootstrap.servers": target}).admin()
@@ -316,3 +324,57 @@ def test_records_deleted_on_the_source_before_they_were_mirrored_are_reported_an
 
     assert wait_until(lambda: lost(0), 30, "the lost records counted") == 15
     assert lost(1) == 0
+
+    # The connector's status says so too, while its tasks keep running.
+    def traces() -> list[str]:
+        tasks = worker_on_b.get(f"/connectors/{name}/status").json()["tasks"]
+        assert all(task["state"] == "RUNNING" for task in tasks), tasks
+        return [task["trace"] for task in tasks if "trace" in task]
+
+    reported = wait_until(traces, 30, "the gap in the status of the task that mirrors partition 0")
+    assert len(reported) == 1 and f"Records 10 to 24 of {topic}-0 were deleted" in reported[0], reported
+
+
+def test_a_flow_reads_a_source_cluster_over_sasl_ssl_with_kafkas_client_keys(
+    secured_kafka_keys: dict[str, str], other_kafka_bootstrap: str, worker_on_b: httpx.Client
+) -> None:
+    keys = secured_kafka_keys
+    client = {**to_librdkafka(keys, "producer"), "log_level": 0}
+    prefix, target = f"sasl-{uuid.uuid4().hex[:8]}", other_kafka_bootstrap
+    topic = new_topic(AdminClient({**to_librdkafka(keys, "admin"), "log_level": 0}), PARTITIONS, prefix=prefix)
+    producer = Producer(client)
+    for n in range(30):
+        producer.produce(topic, f"secured-{n}".encode(), partition=n % PARTITIONS)
+    assert producer.flush(30) == 0
+
+    # The source side as Strimzi or connect-mirror-maker users write it: Kafka's keys under `source.cluster.`.
+    security = {f"source.cluster.{k}": v for k, v in keys.items() if k != "bootstrap.servers"}
+    config = {
+        **flow_config(keys["bootstrap.servers"], target, prefix),
+        **security,
+        "connector.class": SOURCE_CLASS,
+    }
+    create_connector(worker_on_b, f"{prefix}-source", config)
+    wait_until(
+        lambda: (
+            sorted((r.value or b"").decode() for r in read_records(target, f"A.{topic}"))
+            == sorted(f"secured-{n}" for n in range(30))
+        ),
+        60,
+        "every record of the SASL_SSL cluster on the target",
+    )
+    # Its offset syncs go to the source cluster, over the same listener.
+    syncs = wait_until(
+        lambda: read_secured(keys, "mm2-offset-syncs.B.internal", topic), 30, "offset syncs on the source"
+    )
+    assert {sync.partition for sync in syncs} == set(range(PARTITIONS))
+
+
+def read_secured(keys: dict[str, str], topic: str, upstream: str) -> list[OffsetSync]:
+    consumer_keys = {**to_librdkafka(keys, "consumer"), "log_level": 0}
+    found = []
+    for message in messages_to_end(consumer_keys, topic):
+        sync = OffsetSync.read(message.key() or b"", message.value() or b"")
+        if sync.topic == upstream:
+            found.append(sync)
+    return found

@@ -197,6 +197,7 @@ class MirrorMaker:
             "partitions": [{"topic": x.topic, "partition": x.partition, "lag": x.records} for x in lags],
             "lag": sum(x.records for x in lags),
             "heartbeat_age_ms": mirror_client.heartbeat_age_ms(props, RUNBOOK_TIMEOUT_S),
+            "checkpoint_age_ms": mirror_client.checkpoint_age_ms(props, RUNBOOK_TIMEOUT_S),
         }
 
     def stop(self) -> None:

@@ -2,7 +2,8 @@
 process's own `/` and `/health`, and the DR runbook's questions under `/flows` (what `kconnect ctl mirror`
 asks):
 
-- `GET /flows`: each flow's connectors, replication lag per mirrored partition and heartbeat age;
+- `GET /flows`: each flow's connectors, replication lag per mirrored partition, heartbeat age and the age of
+  its newest checkpoint;
 - `GET /flows/<source>/<target>/groups/<group>/offsets`: the group's offsets translated to the target;
 - `POST` to the same path: write them to the group on the target (409 while it has active members).
 

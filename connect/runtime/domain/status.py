@@ -10,6 +10,7 @@ lead to are Kafka Connect's (`AbstractStatus.State`):
 | `*_startup`, `*_resume` | RUNNING   |
 | `*_pause`             | PAUSED      |
 | `*_failure(trace)`    | FAILED      |
+| `on_task_problem(trace)` | RUNNING, with the trace (a task that runs on but wants a problem seen) |
 | `*_shutdown`          | UNASSIGNED  |
 | `on_connector_stopped`| STOPPED     |
 | `*_restart`           | RESTARTING  |
@@ -44,6 +45,7 @@ class StatusListener(Protocol):
     def on_task_pause(self, task: ConnectorTaskId) -> None: ...
     def on_task_resume(self, task: ConnectorTaskId) -> None: ...
     def on_task_failure(self, task: ConnectorTaskId, trace: str) -> None: ...
+    def on_task_problem(self, task: ConnectorTaskId, trace: str) -> None: ...
     def on_task_shutdown(self, task: ConnectorTaskId) -> None: ...
     def on_task_restart(self, task: ConnectorTaskId) -> None: ...
     def on_task_deletion(self, task: ConnectorTaskId) -> None: ...
@@ -108,6 +110,9 @@ class StatusTransitions(abc.ABC):
 
     def on_task_failure(self, task: ConnectorTaskId, trace: str) -> None:
         self._put_task(task, State.FAILED, trace, safe=True)
+
+    def on_task_problem(self, task: ConnectorTaskId, trace: str) -> None:
+        self._put_task(task, State.RUNNING, trace)
 
     def on_task_shutdown(self, task: ConnectorTaskId) -> None:
         self._put_task(task, State.UNASSIGNED, safe=True)

@@ -57,6 +57,15 @@ class KafkaAssignedConsumer:
         except KafkaException as exc:
             raise connect_error(exc, "Could not assign partitions") from exc
 
+    def high_watermark(self, topic: str, partition: int) -> int | None:
+        """`topic`-`partition`'s end offset as the last fetch response said (no request); None before one, or
+        once closed. Safe from another thread: librdkafka keeps it."""
+        try:
+            _, high = self._consumer.get_watermark_offsets(KafkaTopicPartition(topic, partition), cached=True)
+        except (KafkaException, RuntimeError):
+            return None
+        return int(high) if high is not None and high >= 0 else None
+
     def assignment(self) -> list[TopicPartitionKey]:
         return list(self._assigned)
 

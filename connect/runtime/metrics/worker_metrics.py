@@ -192,6 +192,9 @@ class StateTracking:
         self.states.task(task, FAILED)
         self.delegate.on_task_failure(task, trace)
 
+    def on_task_problem(self, task: ConnectorTaskId, trace: str) -> None:
+        self.delegate.on_task_problem(task, trace)  # still RUNNING
+
     def on_task_shutdown(self, task: ConnectorTaskId) -> None:
         self.states.task(task, UNASSIGNED)
         self.delegate.on_task_shutdown(task)

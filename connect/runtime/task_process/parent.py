@@ -28,7 +28,15 @@ log = logging.getLogger(__name__)
 
 # The task transitions a process may report; anything else from it is ignored.
 _TASK_STATUS_CALLS = frozenset(
-    {"on_task_startup", "on_task_pause", "on_task_resume", "on_task_failure", "on_task_shutdown", "on_task_restart"}
+    {
+        "on_task_startup",
+        "on_task_pause",
+        "on_task_resume",
+        "on_task_failure",
+        "on_task_problem",
+        "on_task_shutdown",
+        "on_task_restart",
+    }
 )
 
 _keys = itertools.count(1)

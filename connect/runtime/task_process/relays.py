@@ -46,6 +46,9 @@ class RelayedStatus:
     def on_task_failure(self, task: ConnectorTaskId, trace: str) -> None:
         self._status("on_task_failure", trace)
 
+    def on_task_problem(self, task: ConnectorTaskId, trace: str) -> None:
+        self._status("on_task_problem", trace)
+
     def on_task_shutdown(self, task: ConnectorTaskId) -> None:
         self._status("on_task_shutdown")
 

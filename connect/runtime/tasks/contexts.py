@@ -64,11 +64,13 @@ class WorkerSourceTaskContext:
         transaction_context: TransactionContext | None = None,
         *,
         plugin_metrics: PluginMetrics | None = None,
+        report_problem: Callable[[str], None] | None = None,
     ) -> None:
         self._configs = dict(configs)
         self._offset_reader = offset_reader
         self._transaction_context = transaction_context
         self._plugin_metrics = plugin_metrics or TaskPluginMetrics((), Windows())
+        self._report_problem = report_problem
 
     def configs(self) -> Mapping[str, str]:
         return self._configs
@@ -84,6 +86,10 @@ class WorkerSourceTaskContext:
     @property
     def plugin_metrics(self) -> PluginMetrics:
         return self._plugin_metrics
+
+    def report_problem(self, message: str) -> None:
+        if self._report_problem is not None:
+            self._report_problem(message)
 
 
 class TransactionRequest(enum.Enum):

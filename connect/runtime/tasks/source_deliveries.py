@@ -49,18 +49,22 @@ class SourceDeliveries:
     def batch_callback(self, batch: SubmittedBatch) -> DeliveryCallback:
         """The callback of every record of `batch`; with error-only reports it runs for failures alone,
         and `SubmittedRecords.acknowledge_all` completes the rest."""
-        failures = self.failures
-        tolerate = self._errors.tolerates_all
 
         def on_delivery(error: Any, message: Any) -> None:
-            if error is not None:
-                failures.append((error, message))
-                if not tolerate:
-                    batch.failed = True  # never completes, so its offsets are never committed
-                    return
+            if error is not None and not self._tolerated(error, message, batch):
+                return
             batch.outstanding -= 1
 
         return on_delivery
+
+    def _tolerated(self, error: Any, message: Any, batch: SubmittedBatch) -> bool:
+        """Keep a failed delivery for `collect`; True if it counts as done (`errors.tolerance=all`), else the
+        batch is marked failed: it never completes, so its offsets are never committed."""
+        self.failures.append((error, message))
+        if self._errors.tolerates_all:
+            return True
+        batch.failed = True
+        return False
 
     def offsets_callback(
         self,
@@ -75,18 +79,14 @@ class SourceDeliveries:
         offsets: list[int] = []
         append = offsets.append
         expected = len(batch.values)
-        failures = self.failures
-        tolerate = self._errors.tolerates_all
 
         def on_delivery(error: Any, message: Any) -> None:
-            if error is not None:
-                failures.append((error, message))
-                if not tolerate:
-                    submitted.failed = True
-                    return
+            if error is None:
+                append(message.offset())
+            elif self._tolerated(error, message, submitted):
                 append(-1)
             else:
-                append(message.offset())
+                return
             submitted.outstanding -= 1
             if len(offsets) == expected:
                 on_complete(batch, offsets)
@@ -98,9 +98,7 @@ class SourceDeliveries:
 
         def on_delivery(error: Any, message: Any) -> None:
             if error is not None:
-                self.failures.append((error, message))
-                if not self._errors.tolerates_all:
-                    batch.failed = True
+                if not self._tolerated(error, message, batch):
                     return
                 metadata = None
             else:

@@ -133,7 +133,11 @@ class WorkerEosSourceTask(WorkerSourceTask):
         self._check_ownership()
         self._ready = True
         context = WorkerSourceTaskContext(
-            self.task_config, self.offset_reader, self.transaction_context, plugin_metrics=self.plugin_metrics
+            self.task_config,
+            self.offset_reader,
+            self.transaction_context,
+            plugin_metrics=self.plugin_metrics,
+            report_problem=self.report_problem,
         )
         self.source_task.initialize(context)
         self.source_task.start(self.task_config)

@@ -199,8 +199,18 @@ class WorkerSourceTask(WorkerTask):
 
     # -- lifecycle ------------------------------------------------------------------------------
 
+    def report_problem(self, message: str) -> None:
+        """The task runs on with a problem an operator must see: its status is RUNNING with `message` as trace."""
+        if not self.stopping:
+            self.status.on_task_problem(self.id, message)
+
     def initialize_and_start(self) -> None:
-        context = WorkerSourceTaskContext(self.task_config, self.offset_reader, plugin_metrics=self.plugin_metrics)
+        context = WorkerSourceTaskContext(
+            self.task_config,
+            self.offset_reader,
+            plugin_metrics=self.plugin_metrics,
+            report_problem=self.report_problem,
+        )
         self.source_task.initialize(context)
         self.source_task.start(self.task_config)
         with self._stop_lock:

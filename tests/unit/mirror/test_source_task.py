@@ -69,6 +69,7 @@ class FakeConsumer:
         self.queued: list[FakeMessage] = []
         self.resets: list[OffsetReset] = []
         self.closed = False
+        self.ends: dict[tuple[str, int], int] = {}
 
     def take_resets(self) -> list[OffsetReset]:
         resets, self.resets = self.resets, []
@@ -84,6 +85,9 @@ class FakeConsumer:
 
     def close(self) -> None:
         self.closed = True
+
+    def high_watermark(self, topic: str, partition: int) -> int | None:
+        return self.ends.get((topic, partition))
 
 
 class FakeProducer:
@@ -119,6 +123,10 @@ class FakeContext:
     def __init__(self, reader: FakeReader) -> None:
         self.offset_reader = reader
         self.plugin_metrics = TaskPluginMetrics((("connector", "mirror"), ("task", "2")), Windows())
+        self.problems: list[str] = []
+
+    def report_problem(self, message: str) -> None:
+        self.problems.append(message)
 
 
 @dataclass
@@ -252,6 +260,8 @@ def test_records_deleted_before_they_were_mirrored_are_counted_and_logged_never_
     errors = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
     assert any("Records 42 to 59 of orders-1" in e and "18 record(s) are not on the target" in e for e in errors)
     assert any("my-topic-0 of cluster A went back from offset 500 to 0" in e for e in errors)
+    # And the task's status trace says the same, while it keeps running.
+    assert context.problems == errors
 
 
 def test_a_poll_is_one_batch_per_partition_run_and_its_acknowledgement_gives_the_same_syncs(started: Started) -> None:
@@ -262,6 +272,7 @@ def test_a_poll_is_one_batch_per_partition_run_and_its_acknowledgement_gives_the
     assert batches[0].headers is None and batches[1].headers is not None
     assert batches[0].source_offsets is not None and batches[0].source_offsets[-1] == {"offset": 60}
 
+    started.consumer.ends[("orders", 1)] = 70  # the source had 9 more records when the batch was acknowledged
     started.task.commit_batch(batches[0], list(range(100, 119)))
     syncs = [OffsetSync("orders", 1, 42, 100), OffsetSync("orders", 1, 53, 111)]  # offset.lag.max=10
     assert [(key, value) for _, key, value, _ in started.producer.sent] == [(s.key(), s.value()) for s in syncs]
@@ -274,7 +285,6 @@ def test_a_poll_is_one_batch_per_partition_run_and_its_acknowledgement_gives_the
     context = started.task.context
     assert isinstance(context, FakeContext)
     labels = '{source="A",target="B",topic="A.orders",partition="1"}'
-    assert (
-        f"kafka_connect_mirror_mirrorsourceconnector_record_count{labels} 19"
-        in render(context.plugin_metrics.groups()).decode()
-    )
+    text = render(context.plugin_metrics.groups()).decode()
+    assert f"kafka_connect_mirror_mirrorsourceconnector_record_count{labels} 19" in text
+    assert f"kafka_connect_mirror_mirrorsourceconnector_replication_offset_lag{labels} 9" in text

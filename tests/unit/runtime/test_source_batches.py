@@ -397,3 +397,24 @@ def test_batches_with_timestamps_switch_the_task_once_to_a_producer_for_records_
     assert [(p.value, p.timestamp) for p in record_producer.sent] == [(b"c", 1234), (b"d", 0)]
     assert batch_producer.batch_calls == [2] and h.runner.producer is record_producer
     assert h.offset() == {"line": 3}
+
+
+class ProblemReportingTask(BatchTask):
+    def poll_batches(self) -> list[SourceRecordBatch] | None:
+        self.context.report_problem("records 1 to 5 were deleted before they were read")
+        return super().poll_batches()
+
+
+def test_a_task_that_reports_a_problem_keeps_running_with_it_as_its_status_trace() -> None:
+    h = Harness(ProblemReportingTask())
+    h.runner.start_thread()
+
+    def reported() -> bool:
+        status = h.status.task_status(TASK)
+        return status is not None and status.trace == "records 1 to 5 were deleted before they were read"
+
+    wait_until(reported, what="the problem in the task's status")
+    status = h.status.task_status(TASK)
+    assert status is not None and status.state is State.RUNNING
+    h.runner.stop()
+    assert h.runner.await_stop(10)

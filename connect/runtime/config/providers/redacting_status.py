@@ -52,6 +52,9 @@ class RedactingStatusListener:
     def on_task_failure(self, task: ConnectorTaskId, trace: str) -> None:
         self.delegate.on_task_failure(task, self._redactor.redact(trace))
 
+    def on_task_problem(self, task: ConnectorTaskId, trace: str) -> None:
+        self.delegate.on_task_problem(task, self._redactor.redact(trace))
+
     def on_task_shutdown(self, task: ConnectorTaskId) -> None:
         self.delegate.on_task_shutdown(task)
 
