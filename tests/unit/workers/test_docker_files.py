@@ -138,7 +138,8 @@ def test_compose_builds_both_images_from_this_dockerfile() -> None:
 
 
 def test_compose_kafka_is_three_kraft_nodes_of_one_cluster_at_the_tests_version() -> None:
-    brokers = {name: s for name, s in _services().items() if name.startswith("kafka-")}
+    # The main cluster; the `dr` profile's one-node cluster is the next test's.
+    brokers = {name: s for name, s in _services().items() if name.startswith("kafka-") and "profiles" not in s}
     assert len(brokers) == 3
     assert {_default_of(s["image"]) for s in brokers.values()} == {f"apache/kafka:{default_version()}"}
     environments = [s["environment"] for s in brokers.values()]
@@ -152,6 +153,31 @@ def test_compose_kafka_is_three_kraft_nodes_of_one_cluster_at_the_tests_version(
     for name, environment in zip(brokers, environments, strict=True):
         assert environment["KAFKA_ADVERTISED_LISTENERS"] == f"PLAINTEXT://{name}:9092"
         assert environment["KAFKA_OFFSETS_TOPIC_REPLICATION_FACTOR"] == "3"
+
+
+def test_the_dr_profile_is_a_one_node_cluster_of_its_own_and_kconnect_mirror_with_the_files_mm2_properties() -> None:
+    services = _services()
+    dr, mirror = services["kafka-dr"], services["mirror"]
+    assert dr["profiles"] == mirror["profiles"] == ["dr"]
+    environment = dr["environment"]
+    main_cluster = services["kafka-1"]["environment"]["CLUSTER_ID"]
+    assert environment["CLUSTER_ID"] != main_cluster, "a second cluster, not a fourth node of the first"
+    assert environment["KAFKA_CONTROLLER_QUORUM_VOTERS"] == "1@kafka-dr:9093"
+    assert environment["KAFKA_ADVERTISED_LISTENERS"] == "PLAINTEXT://kafka-dr:9092"
+    assert environment["KAFKA_OFFSETS_TOPIC_REPLICATION_FACTOR"] == "1"
+    assert mirror["image"] == "kconnect:local"
+    assert mirror["command"] == ["mirror", "/etc/kconnect/mm2.properties"]
+    (volume,) = mirror["volumes"]
+    source = (COMPOSE.parent / volume.split(":")[0]).resolve()
+    props = dict(
+        (key.strip(), value.strip())
+        for key, _, value in (line.partition("=") for line in source.read_text().splitlines())
+        if key.strip() and not key.startswith("#")
+    )
+    assert props["clusters"] == "primary, dr"
+    assert props["primary.bootstrap.servers"] == "kafka-1:9092,kafka-2:9092,kafka-3:9092"
+    assert props["dr.bootstrap.servers"] == "kafka-dr:9092"
+    assert set(mirror["depends_on"]) == {"kafka-1", "kafka-2", "kafka-3", "kafka-dr"}
 
 
 def _cluster_settings(service: dict[str, Any]) -> DistributedSettings:
@@ -189,6 +215,7 @@ def test_compose_workers_are_one_cluster_per_image_configured_by_the_environment
         "worker-3": "8085",
         "spark-worker-1": "8086",
         "spark-worker-2": "8087",
+        "mirror": "8088",
     }
     assert all(port.startswith(f"${{{name.upper().replace('-', '_')}_PORT:-") for name, port in published.items())
 
