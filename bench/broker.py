@@ -16,8 +16,8 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from confluent_kafka import Consumer, TopicPartition
-from confluent_kafka.admin import AdminClient
+from confluent_kafka import KafkaException, TopicPartition
+from confluent_kafka.admin import AdminClient, OffsetSpec
 from confluent_kafka.cimpl import NewTopic  # where the typed stubs declare it
 
 from local_kafka import LocalKafka
@@ -55,6 +55,7 @@ MEMORY_LOG_PREFIX = "kconnect-bench-kafka-"
 STALE_UNSTARTED_S = 600
 MEMORY_LOG_MIN_FREE_BYTES = 8 << 30
 """The in-memory log needs room for the largest topics a group keeps at once (a few GB) with margin."""
+LATEST = OffsetSpec.latest()  # type: ignore[no-untyped-call]
 IN_MEMORY_SETTINGS = {
     # A deleted topic's files go at once, not a minute later: a full run deletes gigabytes a minute.
     "log.segment.delete.delay.ms": 0,
@@ -134,12 +135,9 @@ class KafkaAdmin:
     def __init__(self, bootstrap_servers: str) -> None:
         self.bootstrap_servers = bootstrap_servers
         self._admin = AdminClient({"bootstrap.servers": bootstrap_servers, "log_level": 0})
-        self._offsets = Consumer(
-            {"bootstrap.servers": bootstrap_servers, "group.id": "kconnect-bench-watermarks", "log_level": 0}
-        )
 
     def close(self) -> None:
-        self._offsets.close()
+        """Nothing to release: the admin client ends with the object (kept for the callers' `finally`s)."""
 
     def create_topic(self, name: str, partitions: int = 1, config: dict[str, str] | None = None) -> None:
         futures = self._admin.create_topics([NewTopic(name, partitions, 1, config=config or {})])
@@ -175,12 +173,12 @@ class KafkaAdmin:
         return 0 if metadata is None or metadata.error is not None else len(metadata.partitions)
 
     def end_offset(self, topic: str, partitions: int = 1) -> int:
-        """The sum of the high watermarks of `topic`'s partitions (0 while the topic is unknown)."""
-        total = 0
-        for partition in range(partitions):
-            try:
-                _, high = self._offsets.get_watermark_offsets(TopicPartition(topic, partition), timeout=5, cached=False)
-            except Exception:
-                return 0
-            total += max(int(high), 0)
-        return total
+        """The sum of the high watermarks of `topic`'s partitions (0 while the topic is unknown), asked afresh with
+        one ListOffsets request: a consumer's watermarks went stale once topics of earlier runs were deleted (a
+        topic created after them read 0 for minutes)."""
+        request = {TopicPartition(topic, partition): LATEST for partition in range(partitions)}
+        try:
+            answers = self._admin.list_offsets(request, request_timeout=5)
+            return sum(max(int(future.result(timeout=10).offset), 0) for future in answers.values())
+        except KafkaException:
+            return 0

@@ -12,8 +12,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaException, TopicPartition
-from confluent_kafka.admin import AdminClient, OffsetSpec
+from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
 
 from bench.broker import KafkaAdmin, dedicated_broker, free_port
 from bench.catalog import JAVA_CONNECT
@@ -47,7 +46,6 @@ NEW_TOPIC_METRICS = ("seconds",)
 MEMORY_METRICS = ("peak_RSS_MiB", "RSS_MiB_at_10k")
 
 JAVA = Reference("Java MM2", JAVA_CONNECT)
-LATEST = OffsetSpec.latest()  # type: ignore[no-untyped-call]
 
 SETUP = (
     "Both mirrors run in dedicated mode (`kconnect mirror mm2.properties`; Java's "
@@ -155,25 +153,13 @@ def running_mirror(ctx: RunContext, clusters: Clusters, system: MirrorSystem, to
             admin.delete_topics([name for name in admin.topics_with_prefix("") if tag in name])
 
 
-def end_offsets(admin: AdminClient, topic: str) -> int:
-    """The sum of `topic`'s high watermarks, asked afresh (0 while the topic is unknown). A ListOffsets request of
-    its own each time: a consumer's cached metadata went stale here once topics of earlier runs were deleted."""
-    request = {TopicPartition(topic, partition): LATEST for partition in range(PARTITIONS)}
-    try:
-        answers = admin.list_offsets(request, request_timeout=5)
-        return sum(max(int(future.result(timeout=10).offset), 0) for future in answers.values())
-    except KafkaException:
-        return 0
-
-
 def wait_mirrored(mirror: RunningMirror, target: KafkaAdmin, topic: str, count: int, timeout: float) -> float:
     """The monotonic time at which `count` records of `topic` are readable on the target."""
-    admin = AdminClient({"bootstrap.servers": target.bootstrap_servers, "log_level": 0})
 
     def done() -> bool:
         mirror.ensure_alive()
         mirror.sample_rss()
-        return end_offsets(admin, mirror.remote(topic)) >= count
+        return target.end_offset(mirror.remote(topic), PARTITIONS) >= count
 
     return wait_until(done, timeout, what=f"{count} records of {topic} on the target")
 
@@ -209,11 +195,9 @@ def new_topic_seconds(ctx: RunContext, clusters: Clusters, mirror: RunningMirror
     producer.flush(10)
     remote = mirror.remote(topic)
 
-    admin = AdminClient({"bootstrap.servers": clusters.target.bootstrap_servers, "log_level": 0})
-
     def arrived() -> bool:
         mirror.ensure_alive()
-        return clusters.target.partitions(remote) == PARTITIONS and end_offsets(admin, remote) >= 1
+        return clusters.target.partitions(remote) == PARTITIONS and clusters.target.end_offset(remote, PARTITIONS) >= 1
 
     bound = 120 + 2 * REFRESH_TOPICS_SECONDS
     return wait_until(arrived, bound, interval=0.05, what=f"{remote} on the target") - started

@@ -160,6 +160,32 @@ class RecordListBatch(SinkRecordBatch):
         return batches
 
 
+class FieldOffsets(Sequence[dict[str, Any]]):
+    """A column of source offsets `{field: number}`, one for each of `numbers`, each made when indexed: what a
+    source task hands `SourceRecordBatch.source_offsets` instead of a dict per record, since the runtime reads
+    only the last one unless it builds records. Immutable."""
+
+    __slots__ = ("field", "numbers")
+
+    def __init__(self, field: str, numbers: Sequence[int]) -> None:
+        self.field = field
+        self.numbers = numbers
+
+    @overload
+    def __getitem__(self, index: int) -> dict[str, Any]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[dict[str, Any]]: ...
+
+    def __getitem__(self, index: int | slice) -> dict[str, Any] | Sequence[dict[str, Any]]:
+        if isinstance(index, slice):
+            return FieldOffsets(self.field, self.numbers[index])
+        return {self.field: self.numbers[index]}
+
+    def __len__(self) -> int:
+        return len(self.numbers)
+
+
 class SourceRecordBatch(_RecordColumns[SourceRecord]):
     """Consecutive records a source task read, as columns: one topic, one source partition, one schema each
     for keys and values. What `SourceTask.poll_batches` returns a list of.

@@ -34,11 +34,11 @@ import logging
 import threading
 import time
 from collections.abc import Mapping, Sequence
-from collections.abc import Sequence as SequenceABC
 from itertools import groupby
-from typing import Any, overload
+from typing import Any
 
 from connect.api import RecordMetadata, SourceRecord, SourceRecordBatch, SourceTask
+from connect.api.batch import FieldOffsets
 from connect.api.data import BYTES_SCHEMA, OPTIONAL_BYTES_SCHEMA
 from connect.api.records import Header
 from connect.api.version import distribution_version
@@ -110,7 +110,7 @@ class MirrorSourceTask(SourceTask):
             )
             for topic, partition in partitions
         }
-        self._source_partitions: dict[tuple[str, int], dict[str, Any]] = {}
+        self._source_partitions = dict(zip(partitions, keys, strict=True))  # the keys its offsets were read by
         self._reset_at: dict[tuple[str, int], int] = {}  # partition -> the position the source no longer had
         self._syncs: OffsetSyncQueue | None = None
         if values[EMIT_OFFSET_SYNCS_ENABLED_CONFIG]:
@@ -137,11 +137,10 @@ class MirrorSourceTask(SourceTask):
         if not messages:
             return None
         now_ms = time.time() * 1000
-        batches = []
-        for (topic, partition), run in groupby(messages, _topic_partition):
-            batch = self._batch_of(topic, partition, list(run), now_ms)
-            batches.append(batch)
-        return batches
+        return [
+            self._batch_of(topic, partition, list(run), now_ms)
+            for (topic, partition), run in groupby(messages, _topic_partition)
+        ]
 
     def _batch_of(self, topic: str, partition: int, run: list[Any], now_ms: float) -> SourceRecordBatch:
         offsets = [message.offset() for message in run]
@@ -159,18 +158,15 @@ class MirrorSourceTask(SourceTask):
             for kind, timestamp in (stamps[0], stamps[-1]):
                 if kind:
                     metrics.age.record(now_ms - timestamp)
-        key = (topic, partition)
-        source = self._source_partitions.get(key)
-        if source is None:
-            source = self._source_partitions[key] = source_partition(self._source_alias, topic, partition)
         return SourceRecordBatch(
             self._remote_topics.get(topic) or self._policy.format_remote_topic(self._source_alias, topic),
             values,
             BYTES_SCHEMA,
             keys=[message.key() for message in run],
             key_schema=OPTIONAL_BYTES_SCHEMA,
-            source_partition=source,
-            source_offsets=UpstreamOffsets(offsets),
+            source_partition=self._source_partitions.get((topic, partition))
+            or source_partition(self._source_alias, topic, partition),
+            source_offsets=FieldOffsets("offset", offsets),
             kafka_partition=partition,
             timestamps=timestamps,
             headers=headers,
@@ -215,10 +211,10 @@ class MirrorSourceTask(SourceTask):
             return
         upstream = batch.source_partition or {}
         upstream_offsets = batch.source_offsets
-        assert isinstance(upstream_offsets, UpstreamOffsets)
+        assert isinstance(upstream_offsets, FieldOffsets)  # as poll_batches made it
         timestamps = batch.timestamps
         last_timestamp = None if not timestamps else timestamps[-1]
-        self._acknowledged(upstream["topic"], upstream["partition"], upstream_offsets.offsets, offsets, last_timestamp)
+        self._acknowledged(upstream["topic"], upstream["partition"], upstream_offsets.numbers, offsets, last_timestamp)
 
     def _acknowledged(
         self, topic: str, partition: int, upstream: Sequence[int], downstream: Sequence[int], timestamp: int | None
@@ -289,25 +285,3 @@ def _headers(raw: Any) -> tuple[Header, ...]:
         return ()
     items = raw.items() if isinstance(raw, Mapping) else raw
     return tuple(Header(key, value, BYTES_SCHEMA) for key, value in items)
-
-
-class UpstreamOffsets(SequenceABC[dict[str, int]]):
-    """A batch's source offsets, `{"offset": o}` built only when asked for (the runtime reads the last one);
-    `offsets` keeps the upstream offsets themselves for `commit_batch`."""
-
-    __slots__ = ("offsets",)
-
-    def __init__(self, offsets: list[int]) -> None:
-        self.offsets = offsets
-
-    def __len__(self) -> int:
-        return len(self.offsets)
-
-    @overload
-    def __getitem__(self, index: int) -> dict[str, int]: ...
-    @overload
-    def __getitem__(self, index: slice) -> list[dict[str, int]]: ...
-    def __getitem__(self, index: int | slice) -> dict[str, int] | list[dict[str, int]]:
-        if isinstance(index, slice):
-            return [{"offset": offset} for offset in self.offsets[index]]
-        return {"offset": self.offsets[index]}

@@ -17,9 +17,9 @@ import time
 from collections.abc import Mapping
 
 from connect.api import Config, ConnectError, SourceRecord, SourceRecordBatch, SourceTask
+from connect.api.batch import FieldOffsets
 from connect.api.data import STRING_SCHEMA
 from connect.api.version import distribution_version
-from connectors._offsets import FieldOffsets
 from connectors.datagen.config import (
     BATCH_SIZE_CONFIG,
     PAYLOAD_SIZE_CONFIG,

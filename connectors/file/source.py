@@ -38,9 +38,9 @@ from connect.api import (
     Utf8Strings,
     single_topic,
 )
+from connect.api.batch import FieldOffsets
 from connect.api.data import STRING_SCHEMA
 from connect.api.version import distribution_version
-from connectors._offsets import FieldOffsets
 from connectors.file.lines import LineEnds, split_lines
 
 log = logging.getLogger(__name__)

@@ -27,8 +27,8 @@ from typing import Any
 import sqlalchemy as sa
 
 from connect.api import ConnectError, SourceOffset, SourceRecordBatch, Struct
+from connect.api.batch import FieldOffsets
 from connect.api.data import Schema
-from connectors._offsets import FieldOffsets
 from connectors.sql.column_schemas import ColumnMapping, column_mapping, schema_for_value, timestamp_reader
 from connectors.sql.source_config import (
     MODE_BULK,
