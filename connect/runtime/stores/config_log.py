@@ -26,7 +26,7 @@ from connect.runtime.kafka import KafkaClients
 from connect.runtime.stores import config_records as records
 from connect.runtime.stores.cluster_config import ClusterConfigState, ConfigChange
 from connect.runtime.stores.config_log_state import ConfigLogState
-from connect.runtime.stores.kafka_log import KafkaLog
+from connect.runtime.stores.kafka_log import KafkaLogStore
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +34,7 @@ ConfigListener = Callable[[ConfigChange], None]
 DEFAULT_WRITE_TIMEOUT_S = 30.0
 
 
-class ConfigLog:
+class ConfigLog(KafkaLogStore):
     def __init__(
         self,
         topic: str,
@@ -48,18 +48,14 @@ class ConfigLog:
         self._lock = threading.Lock()
         self._listeners: list[ConfigListener] = []
         self._notify = False
-        self._log = KafkaLog(
+        KafkaLogStore.__init__(
+            self,
             topic,
             clients,
-            on_record=self._on_record,
             name=name,
             producer_overrides=producer_overrides,
             consumer_overrides=consumer_overrides,
         )
-
-    @property
-    def topic(self) -> str:
-        return self._log.topic
 
     def add_listener(self, listener: ConfigListener) -> None:
         self._listeners.append(listener)

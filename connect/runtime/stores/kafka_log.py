@@ -339,3 +339,31 @@ def _consumer_config(clients: KafkaClients, name: str, overrides: Mapping[str, s
     # commits to this group.
     settings = {"group.id": f"kconnect-{name}-log-reader-{uuid.uuid4().hex[:8]}", **INTERNAL_CONSUMER, **overrides}
     return clients.internal_config("consumer", f"kconnect-{name}-log-reader", settings)
+
+
+class KafkaLogStore:
+    """What every store kept in a compacted topic shares (the users of Kafka's `KafkaBasedLog`): the topic's
+    `KafkaLog`, whose records reach the store's `_on_record` on the log's reader thread. A subclass sets up the
+    state `_on_record` writes to before it calls this constructor; the log reads nothing before `start`."""
+
+    def __init__(
+        self,
+        topic: str,
+        clients: KafkaClients,
+        *,
+        name: str,
+        producer_overrides: Mapping[str, str] | None,
+        consumer_overrides: Mapping[str, str] | None,
+    ) -> None:
+        self.topic = topic
+        self._log = KafkaLog(
+            topic,
+            clients,
+            on_record=self._on_record,
+            name=name,
+            producer_overrides=producer_overrides,
+            consumer_overrides=consumer_overrides,
+        )
+
+    def _on_record(self, key: bytes | None, value: bytes | None, partition: int, offset: int) -> None:
+        raise NotImplementedError

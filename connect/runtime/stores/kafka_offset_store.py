@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from connect.api.errors import ConnectError, RetriableError
 from connect.runtime.kafka import KafkaClients
-from connect.runtime.stores.kafka_log import KafkaLog
+from connect.runtime.stores.kafka_log import KafkaLogStore
 from connect.runtime.stores.murmur2 import key_partition
 
 log = logging.getLogger(__name__)
@@ -56,7 +56,7 @@ class _Written:
     offset: int
 
 
-class KafkaOffsetStore:
+class KafkaOffsetStore(KafkaLogStore):
     """The `OffsetStore` of distributed mode."""
 
     def __init__(
@@ -70,7 +70,6 @@ class KafkaOffsetStore:
         producer_overrides: Mapping[str, str] | None = None,
         consumer_overrides: Mapping[str, str] | None = None,
     ) -> None:
-        self.topic = topic
         self._start_timeout = start_timeout
         self._read_timeout = read_timeout
         self._lock = threading.Lock()
@@ -78,10 +77,10 @@ class KafkaOffsetStore:
         self._data: dict[bytes, bytes] = {}
         self._staged: dict[bytes, bytes | None] = {}
         self._written: dict[bytes, _Written] = {}
-        self._log = KafkaLog(
+        KafkaLogStore.__init__(
+            self,
             topic,
             clients,
-            on_record=self._on_record,
             name=name,
             producer_overrides=producer_overrides,
             consumer_overrides=consumer_overrides,

@@ -37,7 +37,7 @@ from connect.runtime.domain.status import ConnectorStatusSnapshot, StatusTransit
 from connect.runtime.kafka import KafkaClients
 from connect.runtime.stores import status_records as records
 from connect.runtime.stores.config_records import parse_task_id
-from connect.runtime.stores.kafka_log import KafkaLog
+from connect.runtime.stores.kafka_log import KafkaLogStore
 from connect.runtime.stores.status_records import StatusEntry, TopicStatus
 
 log = logging.getLogger(__name__)
@@ -52,7 +52,7 @@ class StoredStatuses:
     topics: Mapping[tuple[str, str], TopicStatus]
 
 
-class KafkaStatusStore(StatusTransitions):
+class KafkaStatusStore(StatusTransitions, KafkaLogStore):
     def __init__(
         self,
         topic: str,
@@ -66,7 +66,6 @@ class KafkaStatusStore(StatusTransitions):
     ) -> None:
         """`generation` stamps the statuses of the store's own `StatusListener` calls (a writer whose
         generation never changes); `put_connector`/`put_task` write the generation they are given."""
-        self.topic = topic
         self.worker_id = worker_id
         self._generation = generation
         self._lock = threading.Lock()
@@ -74,10 +73,10 @@ class KafkaStatusStore(StatusTransitions):
         self._tasks: dict[ConnectorTaskId, StatusEntry] = {}
         self._topics: dict[str, dict[str, TopicStatus]] = {}
         self._announced: set[tuple[str, str]] = set()
-        self._log = KafkaLog(
+        KafkaLogStore.__init__(
+            self,
             topic,
             clients,
-            on_record=self._on_record,
             name=name,
             producer_overrides=producer_overrides,
             consumer_overrides=consumer_overrides,
