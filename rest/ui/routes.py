@@ -9,6 +9,7 @@ browser asks for them once and sends them with each of the page's requests.
 from __future__ import annotations
 
 from importlib import resources
+from importlib.resources.abc import Traversable
 from typing import Any, Literal
 
 from fastapi import APIRouter, Request, Response
@@ -27,20 +28,21 @@ _MEDIA_TYPES = {
     ".svg": "image/svg+xml",
 }
 # The page may only load what this worker serves: no inline scripts, no other origins.
-_CSP = (
+CONTENT_SECURITY_POLICY = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
     "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
 )
 
 
 @router.get("/ui", include_in_schema=False)
-def page() -> Response:
-    return _asset("index.html")
+def page(request: Request) -> Response:
+    # Under a prefix when mounted (a dedicated MirrorMaker serves each flow's worker under `/<source>/<target>`).
+    return static_asset(_STATIC, "index.html", root_path=request.scope.get("root_path", ""))
 
 
 @router.get("/ui/static/{name}", include_in_schema=False)
 def asset(name: str) -> Response:
-    return _asset(name)
+    return static_asset(_STATIC, name)
 
 
 @router.get(TASK_METRICS_PATH)
@@ -56,12 +58,18 @@ async def task_metrics(request: Request, scope: Literal["cluster", "worker"] = "
     return await gather(view, local, request.headers.get("authorization"))
 
 
-def _asset(name: str) -> Response:
+def static_asset(directory: Traversable, name: str, *, root_path: str = "") -> Response:
+    """The file `name` of `directory`, with the dashboard's security headers; a page's `/ui/static/` links go
+    under `root_path`, where an app mounted under a prefix serves them (its script finds the API the same way,
+    from its own path)."""
     suffix = name[name.rfind(".") :] if "." in name else ""
     media_type = _MEDIA_TYPES.get(suffix)
-    path = _STATIC / name
-    # Only plain file names of known kinds: nothing outside static/ can be named.
+    path = directory / name
+    # Only plain file names of known kinds: nothing outside the directory can be named.
     if media_type is None or "/" in name or name.startswith(".") or not path.is_file():
         raise NotFoundError(f"No dashboard asset named {name}")
-    headers = {"Content-Security-Policy": _CSP, "Cache-Control": "no-cache"}
-    return Response(path.read_bytes(), media_type=media_type, headers=headers)
+    body = path.read_bytes()
+    if root_path and suffix == ".html":
+        body = body.replace(b'"/ui/static/', f'"{root_path}/ui/static/'.encode())
+    headers = {"Content-Security-Policy": CONTENT_SECURITY_POLICY, "Cache-Control": "no-cache"}
+    return Response(body, media_type=media_type, headers=headers)

@@ -1,7 +1,8 @@
 """Dedicated mode (`kconnect mirror mm2.properties`) as a DR team runs it, between two real clusters: three
 processes started with one file form one cluster per flow and share its work; a changed file rolled out by
 restarting them one at a time is applied, and no record is lost on the way; a one-way mirror also runs the
-reverse flow for the heartbeats it mirrors back.
+reverse flow for the heartbeats it mirrors back; the DR runbook's commands and the flows page in a browser
+answer about a running flow.
 
 Each test names its clusters with aliases of its own, so its internal topics (`mm2-*.<alias>.internal`), its
 groups (`<alias>-mm2`) and its remote topics are its own on the shared brokers."""
@@ -9,11 +10,12 @@ groups (`<alias>-mm2`) and its remote topics are its own on the shared brokers."
 from __future__ import annotations
 
 import json
+import re
 import signal
 import uuid
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 import pytest
@@ -28,6 +30,9 @@ from tests.fixtures.tcp_ports import free_port
 from tests.integration.test_mirror_source import PARTITIONS, consume_and_commit, produce
 from tests.support.mirrored_topics import read_records
 from tests.unit.ctl.support import ctl
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser
 
 pytestmark = pytest.mark.e2e
 
@@ -199,12 +204,34 @@ def test_clusters_limits_a_node_to_the_flows_into_the_named_clusters(
     assert f"mm2-configs.{target}.internal" not in topics, "the flow into the other cluster was started"
 
 
+def see_the_flows_in_the_browser(chromium: Browser, url: str, source: str, target: str, topic: str) -> None:
+    """The node's `/ui` shows both flows with their state and each mirrored partition caught up, and a flow's
+    link opens that flow's own dashboard (its worker's, under the flow's path) with its connectors running."""
+    page = chromium.new_context(viewport={"width": 1400, "height": 900}).new_page()
+    page.set_default_timeout(60_000)
+    response = page.goto(url + "/ui")
+    assert response is not None and response.status == 200
+    page.locator("#live:not(.stale)").wait_for()
+    forward = page.locator(f'#flows tr[data-flow="{source}->{target}"]')
+    forward.locator("td.mirrors", has_text="yes").wait_for()
+    forward.locator('[data-connector="MirrorSourceConnector"]', has_text="RUNNING").wait_for()
+    page.locator(f'#flows tr[data-flow="{target}->{source}"] td.mirrors', has_text="heartbeats only").wait_for()
+    for partition in range(PARTITIONS):
+        lag = page.locator(f'#partitions tr[data-topic="{topic}"][data-partition="{partition}"] td.lag')
+        lag.filter(has_text=re.compile(r"^0$")).wait_for()
+    forward.locator("a").click()
+    page.wait_for_url(f"**/{source}/{target}/ui")
+    page.locator('#rows tr[data-name="MirrorSourceConnector"] .state', has_text="RUNNING").wait_for()
+    page.context.close()
+
+
 def test_the_runbook_commands_show_the_flow_and_fail_a_group_over_with_its_translated_offsets(
     kafka_bootstrap: str,
     other_kafka_bootstrap: str,
     tmp_path: Path,
     nodes: list[MirrorNode],
     capsys: pytest.CaptureFixture[str],
+    chromium: Browser,
 ) -> None:
     a, b, tag = kafka_bootstrap, other_kafka_bootstrap, uuid.uuid4().hex[:6]
     source, target = f"dc{tag}", f"dr{tag}"
@@ -261,6 +288,7 @@ def test_the_runbook_commands_show_the_flow_and_fail_a_group_over_with_its_trans
     assert flow["checkpoint_age_ms"] is not None and 0 <= flow["checkpoint_age_ms"] < 300_000
     table = ctl(capsys, "mirror", "status", "--url", node.url)
     assert f"{source}->{target}" in table.out and "heartbeats only" in table.out and "LAST CHECKPOINT" in table.out
+    see_the_flows_in_the_browser(chromium, node.url, source, target, topic)
 
     # Failover: refused while the group runs on the target, written once its consumers are stopped.
     member = Consumer({"bootstrap.servers": b, "group.id": group, "auto.offset.reset": "earliest"})

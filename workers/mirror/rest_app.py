@@ -5,7 +5,8 @@ asks):
 - `GET /flows`: each flow's connectors, replication lag per mirrored partition, heartbeat age and the age of
   its newest checkpoint;
 - `GET /flows/<source>/<target>/groups/<group>/offsets`: the group's offsets translated to the target;
-- `POST` to the same path: write them to the group on the target (409 while it has active members).
+- `POST` to the same path: write them to the group on the target (409 while it has active members);
+- `/ui`: a page of the flows with their lag from `GET /flows`, linking to each flow's own dashboard.
 
 One listener serves every flow (Java's dedicated mode namespaces its internal REST resources the same way,
 KIP-710), so `kconnect ctl --url http://host:8083/A/B status` is the API of flow A->B's worker, and a container
@@ -15,13 +16,14 @@ engine checks one `/health`: healthy once every flow's worker is, else the first
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from importlib import resources
 from typing import Any, Protocol
 from urllib.parse import quote
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.types import ASGIApp
 
@@ -30,9 +32,12 @@ from connect.mirror.dedicated_config import Flow
 from connect.mirror.mirror_client import GroupActiveError
 from connect.mirror.records import Checkpoint
 from connect.runtime.domain.info import WorkerHealth
+from rest.ui.routes import static_asset
 from workers.common.health import HEALTHY
 
 _STATUS_CODES = {"healthy": 200, "starting": 503}
+_FLOWS_PAGE = resources.files("workers.mirror") / "static"
+_DASHBOARD = resources.files("rest.ui") / "static"  # the flows page wears the dashboard's stylesheet
 
 
 def flow_path(flow: Flow) -> str:
@@ -112,6 +117,20 @@ def _runbook_routes(flows: list[Flow], queries: FlowQueries) -> list[Route]:
     ]
 
 
+def _ui_routes() -> list[Route]:
+    def page(_: Request) -> Response:
+        return static_asset(_FLOWS_PAGE, "flows.html")
+
+    def asset(request: Request) -> Response:
+        name = request.path_params["name"]
+        try:
+            return static_asset(_DASHBOARD if name == "style.css" else _FLOWS_PAGE, name)
+        except NotFoundError as exc:
+            return _error(404, str(exc))
+
+    return [Route("/ui", page), Route("/ui/static/{name}", asset)]
+
+
 def mirror_app(
     flows: Mapping[Flow, ASGIApp], health_of: Callable[[Flow], WorkerHealth], queries: FlowQueries
 ) -> ASGIApp:
@@ -137,5 +156,6 @@ def mirror_app(
         return JSONResponse(body, status_code=code)
 
     routes: list[Route | Mount] = [Route("/", root), Route("/health", health), *_runbook_routes(list(flows), queries)]
+    routes += _ui_routes()
     routes += [Mount(flow_path(flow), app=app) for flow, app in flows.items()]
     return Starlette(routes=routes)

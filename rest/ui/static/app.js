@@ -26,13 +26,17 @@
     }
   }
 
+  // Where this worker's API is: the page's path without its `/ui`, so the page also works mounted under a
+  // prefix (a dedicated MirrorMaker serves each flow's worker under `/<source>/<target>`).
+  const API_BASE = location.pathname.replace(/\/ui\/?$/, "");
+
   async function api(method, path, body) {
     const init = { method, credentials: "same-origin", headers: { Accept: "application/json" } };
     if (body !== undefined) {
       init.headers["Content-Type"] = "application/json";
       init.body = JSON.stringify(body);
     }
-    const response = await fetch(path, init);
+    const response = await fetch(API_BASE + path, init);
     const text = await response.text();
     let data = null;
     if (text) {

@@ -10,6 +10,8 @@ from typing import Any
 
 import httpx
 import pytest
+from starlette.applications import Starlette
+from starlette.routing import Mount
 
 from connect.runtime.metrics.groups import MetricGroup, task_tags
 from rest.app import create_app
@@ -52,6 +54,15 @@ def test_the_page_and_every_asset_it_names_are_served() -> None:
         response = client.get(asset)
         assert response.status_code == 200
         assert response.headers["content-type"].startswith(kinds[asset[asset.rfind(".") :]])
+
+
+def test_mounted_under_a_prefix_the_page_names_its_assets_under_it() -> None:
+    # As a dedicated MirrorMaker serves each flow's worker, under `/<source>/<target>`.
+    mounted = Starlette(routes=[Mount("/A/B", app=create_app(FakeHerder(), metrics=_groups))])
+    client = AsgiClient(mounted)
+    assets = re.findall(r'(?:src|href)="([^"]+)"', client.get("/A/B/ui").text)
+    assert sorted(assets) == ["/A/B/ui/static/app.js", "/A/B/ui/static/style.css"]
+    assert all(client.get(asset).status_code == 200 for asset in assets)
 
 
 def test_nothing_is_loaded_from_another_origin() -> None:

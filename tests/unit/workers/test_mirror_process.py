@@ -4,6 +4,7 @@ and its REST app (each flow's API under `/<source>/<target>`, one `/health` for 
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -130,3 +131,20 @@ def test_the_runbook_routes_answer_with_kafka_connects_error_shape() -> None:
     unknown = client.get("/flows/A/C/groups/billing/offsets")
     assert unknown.status_code == 404
     assert unknown.json()["message"] == "This MirrorMaker runs no flow A->C"
+
+
+def test_the_flows_page_and_every_asset_it_names_are_served_with_the_dashboards_policy() -> None:
+    flows = {Flow("A", "B"): _answering("A->B")}
+    client = AsgiClient(mirror_app(flows, lambda _: HEALTHY, FakeQueries()))
+
+    page = client.get("/ui")
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    assert "script-src 'self'" in page.headers["content-security-policy"]
+    assets = re.findall(r'(?:src|href)="(/ui/static/[^"]+)"', page.text)
+    assert sorted(assets) == ["/ui/static/flows.js", "/ui/static/style.css"]
+    for asset in assets:
+        assert client.get(asset).status_code == 200
+    missing = client.get("/ui/static/app.js")
+    assert (missing.status_code, missing.json()["error_code"]) == (404, 404)
+    # A flow's own dashboard is its worker's, under the flow's path (the flow app here answers every path).
+    assert client.get("/A/B/ui").json() == {"flow": "A->B", "path": "/ui"}
