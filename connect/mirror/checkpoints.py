@@ -100,6 +100,3 @@ class CheckpointDecisions:
                 continue
             to_write[key] = CommittedOffset(checkpoint.downstream_offset, checkpoint.metadata)
         return to_write
-
-    def groups(self) -> list[str]:
-        return [group for group, checkpoints in self._last.items() if checkpoints]

@@ -9,6 +9,7 @@ import pytest
 
 from tests.e2e.spark_sink_workers import SinkWorker
 from tests.e2e.test_distributed_support import Cluster, cluster_factory
+from tests.e2e.test_mirror_dedicated import MirrorNode
 
 
 @pytest.fixture
@@ -26,3 +27,12 @@ def sink_workers() -> Iterator[list[SinkWorker]]:
     yield started
     for worker in started:
         worker.cleanup()
+
+
+@pytest.fixture
+def mirror_nodes() -> Iterator[list[MirrorNode]]:
+    """`kconnect mirror` processes a test starts; those still running are killed afterwards."""
+    started: list[MirrorNode] = []
+    yield started
+    for node in started:
+        node.kill()

@@ -13,7 +13,7 @@ import json
 import re
 import signal
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -46,14 +46,6 @@ class MirrorNode(WorkerProcess):
 
     def rewrite(self, props: Mapping[str, str]) -> None:
         self.props_file.write_text("".join(f"{k}={v}\n" for k, v in props.items()))
-
-
-@pytest.fixture
-def nodes() -> Iterator[list[MirrorNode]]:
-    started: list[MirrorNode] = []
-    yield started
-    for node in started:
-        node.kill()
 
 
 def mm2_file(source: str, target: str, a: str, b: str, topics: str) -> dict[str, str]:
@@ -119,7 +111,7 @@ def unit_owners(node: MirrorNode, flow_path: str) -> set[str] | None:
 
 
 def test_three_nodes_share_a_flow_and_a_rolling_restart_applies_a_changed_file_losing_nothing(
-    kafka_bootstrap: str, other_kafka_bootstrap: str, tmp_path: Path, nodes: list[MirrorNode]
+    kafka_bootstrap: str, other_kafka_bootstrap: str, tmp_path: Path, mirror_nodes: list[MirrorNode]
 ) -> None:
     a, b, tag = kafka_bootstrap, other_kafka_bootstrap, uuid.uuid4().hex[:6]
     source, target = f"dc{tag}", f"dr{tag}"
@@ -133,20 +125,20 @@ def test_three_nodes_share_a_flow_and_a_rolling_restart_applies_a_changed_file_l
     props = mm2_file(source, target, a, b, first)
     for n in range(3):
         node = MirrorNode(f"mm{n}", {**props, "listeners": f"http://127.0.0.1:{free_port()}"}, tmp_path)
-        nodes.append(node)
+        mirror_nodes.append(node)
         node.start()
-    for node in nodes:
+    for node in mirror_nodes:
         wait_until(node.healthy, 90, f"{node.name} healthy", interval=0.2)
 
     forward, reverse = f"/{source}/{target}", f"/{target}/{source}"
-    assert httpx.get(nodes[0].url + "/", timeout=10).json()["flows"].keys() == {
+    assert httpx.get(mirror_nodes[0].url + "/", timeout=10).json()["flows"].keys() == {
         f"{source}->{target}",
         f"{target}->{source}",
     }
     wait_until(lambda: mirrored_values(b, f"{source}.{first}") == sorted(sent_first), 90, "the topic on the target")
     # One cluster per flow: the flow's connectors and tasks (3 source tasks, a heartbeat task) on all three.
-    everyone = {node.worker_id for node in nodes}
-    wait_until(lambda: unit_owners(nodes[0], forward) == everyone, 60, "the flow's work on all three nodes")
+    everyone = {node.worker_id for node in mirror_nodes}
+    wait_until(lambda: unit_owners(mirror_nodes[0], forward) == everyone, 60, "the flow's work on all three nodes")
     assert mirrored_values(b, f"{source}.{second}") == [], "a topic the file does not select was mirrored"
 
     # The reverse flow runs only for its heartbeats: they are written on the source cluster and mirrored back.
@@ -156,13 +148,13 @@ def test_three_nodes_share_a_flow_and_a_rolling_restart_applies_a_changed_file_l
         return any(beat.source_cluster_alias == target and beat.target_cluster_alias == source for beat in beats)
 
     wait_until(heartbeat_mirrored_back, 60, "the reverse flow's heartbeats mirrored to the target")
-    reverse_source = httpx.get(f"{nodes[0].url}{reverse}/connectors/MirrorSourceConnector/status", timeout=10)
+    reverse_source = httpx.get(f"{mirror_nodes[0].url}{reverse}/connectors/MirrorSourceConnector/status", timeout=10)
     assert reverse_source.json()["tasks"] == [], "the reverse flow mirrors nothing"
 
     # The rollout: each node stopped, given the new file and started again, while records keep coming.
     changed = mm2_file(source, target, a, b, f"{first},{second}")
     sent_during = []
-    for round_, node in enumerate(nodes):
+    for round_, node in enumerate(mirror_nodes):
         batch = [f"rollout-{round_}-{n}" for n in range(10)]
         produce_values(a, first, batch)
         sent_during += batch
@@ -172,7 +164,7 @@ def test_three_nodes_share_a_flow_and_a_rolling_restart_applies_a_changed_file_l
         node.start()
         wait_until(node.healthy, 90, f"{node.name} healthy again", interval=0.2)
 
-    config = httpx.get(f"{nodes[2].url}{forward}/connectors/MirrorSourceConnector/config", timeout=10).json()
+    config = httpx.get(f"{mirror_nodes[2].url}{forward}/connectors/MirrorSourceConnector/config", timeout=10).json()
     assert config["topics"] == f"{first},{second}"
     wait_until(
         lambda: mirrored_values(b, f"{source}.{second}") == sorted(f"payment-{n}" for n in range(20)),
@@ -185,18 +177,18 @@ def test_three_nodes_share_a_flow_and_a_rolling_restart_applies_a_changed_file_l
         90,
         "every record sent during the rollout on the target",
     )
-    wait_until(lambda: unit_owners(nodes[0], forward) == everyone, 60, "the flow's work back on all three nodes")
+    wait_until(lambda: unit_owners(mirror_nodes[0], forward) == everyone, 60, "the flow's work back on all three nodes")
 
 
 def test_clusters_limits_a_node_to_the_flows_into_the_named_clusters(
-    kafka_bootstrap: str, other_kafka_bootstrap: str, tmp_path: Path, nodes: list[MirrorNode]
+    kafka_bootstrap: str, other_kafka_bootstrap: str, tmp_path: Path, mirror_nodes: list[MirrorNode]
 ) -> None:
     tag = uuid.uuid4().hex[:6]
     source, target = f"dc{tag}", f"dr{tag}"
     props = mm2_file(source, target, kafka_bootstrap, other_kafka_bootstrap, f"nothing-{tag}")
     node = MirrorNode("mm", {**props, "listeners": f"http://127.0.0.1:{free_port()}"}, tmp_path)
     node.extra_args = ["--clusters", target]
-    nodes.append(node)
+    mirror_nodes.append(node)
     node.start()
     wait_until(node.healthy, 90, "the node healthy", interval=0.2)
     assert list(httpx.get(node.url + "/", timeout=10).json()["flows"]) == [f"{source}->{target}"]
@@ -229,7 +221,7 @@ def test_the_runbook_commands_show_the_flow_and_fail_a_group_over_with_its_trans
     kafka_bootstrap: str,
     other_kafka_bootstrap: str,
     tmp_path: Path,
-    nodes: list[MirrorNode],
+    mirror_nodes: list[MirrorNode],
     capsys: pytest.CaptureFixture[str],
     chromium: Browser,
 ) -> None:
@@ -248,7 +240,7 @@ def test_the_runbook_commands_show_the_flow_and_fail_a_group_over_with_its_trans
         f"{target}.offset.flush.interval.ms": "1000",  # the flow's worker commits (and sends delayed syncs) each second
     }
     node = MirrorNode("mm", {**props, "listeners": f"http://127.0.0.1:{free_port()}"}, tmp_path)
-    nodes.append(node)
+    mirror_nodes.append(node)
     node.start()
     wait_until(node.healthy, 90, "the node healthy", interval=0.2)
     remote = f"{source}.{topic}"
@@ -309,14 +301,14 @@ def test_the_runbook_commands_show_the_flow_and_fail_a_group_over_with_its_trans
 
 
 def test_the_mirror_rides_out_a_target_outage_under_load_and_loses_nothing(
-    kafka_bootstrap: str, restartable_kafka: LocalKafka, tmp_path: Path, nodes: list[MirrorNode]
+    kafka_bootstrap: str, restartable_kafka: LocalKafka, tmp_path: Path, mirror_nodes: list[MirrorNode]
 ) -> None:
     a, b, tag = kafka_bootstrap, restartable_kafka.bootstrap_servers, uuid.uuid4().hex[:6]
     source, target = f"dc{tag}", f"dr{tag}"
     topic = new_topic(AdminClient({"bootstrap.servers": a}), 3, prefix=f"orders-{tag}")
     props = {**mm2_file(source, target, a, b, topic), "listeners": f"http://127.0.0.1:{free_port()}"}
     node = MirrorNode("mm", props, tmp_path)
-    nodes.append(node)
+    mirror_nodes.append(node)
     node.start()
     wait_until(node.healthy, 90, "the node healthy", interval=0.2)
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -34,14 +33,6 @@ pytestmark = pytest.mark.e2e
 
 LAG_MAX = 5
 Position = tuple[str, int]  # (topic, partition)
-
-
-@pytest.fixture
-def nodes() -> Iterator[list[MirrorNode]]:
-    started: list[MirrorNode] = []
-    yield started
-    for node in started:
-        node.kill()
 
 
 def produce_per_partition(bootstrap: str, topic: str, phase: str, count: int) -> dict[int, list[bytes]]:
@@ -94,7 +85,7 @@ def test_a_group_fails_over_to_the_backup_and_back_to_the_primary_step_by_step(
     restartable_kafka: LocalKafka,
     kafka_bootstrap: str,
     tmp_path: Path,
-    nodes: list[MirrorNode],
+    mirror_nodes: list[MirrorNode],
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     primary_kafka, backup_kafka, tag = restartable_kafka.bootstrap_servers, kafka_bootstrap, uuid.uuid4().hex[:6]
@@ -114,7 +105,7 @@ def test_a_group_fails_over_to_the_backup_and_back_to_the_primary_step_by_step(
         f"{backup}.offset.flush.interval.ms": "1000",
     }
     node = MirrorNode("mm", {**props, "listeners": f"http://127.0.0.1:{free_port()}"}, tmp_path)
-    nodes.append(node)
+    mirror_nodes.append(node)
     node.start()
     wait_until(node.healthy, 90, "the node healthy", interval=0.2)
 

@@ -63,4 +63,3 @@ def test_group_offsets_are_written_where_missing_reset_or_lower_and_never_lowere
     }
     assert checkpoints.offsets_to_write("g", {("A.orders", 0): None}) == everything  # reset, and missing
     assert checkpoints.offsets_to_write("g", {("A.orders", 0): 90, ("A.orders", 1): 190}) == {}
-    assert checkpoints.groups() == ["g"]
