@@ -7,6 +7,8 @@ how far behind the source the mirror is.
   resumes from. Checkpoints are written every `emit.checkpoints.interval.seconds`, so they may be that old.
 - Writing them is refused while the group has active members on the target (Kafka refuses it anyway, and a
   running consumer would overwrite them): stop the consumers first, as the DR runbook says.
+- Fail-back translation goes the other way, beyond Java: a group's offsets on a flow's remote topics (on its
+  target) back to the topics they were mirrored from, with the flow's own offset syncs (`translated_back`).
 - Replication lag is, per mirrored partition, the source's end offset minus the next offset the source
   connector will read (its Connect offsets): records on the source not yet on the target.
 """
@@ -20,8 +22,10 @@ from dataclasses import dataclass
 from connect.api.errors import ConnectError
 from connect.api.records import TopicPartition
 from connect.mirror import clusters
-from connect.mirror.records import Checkpoint, Heartbeat
+from connect.mirror.client_configs import Side
+from connect.mirror.records import Checkpoint, Heartbeat, OffsetSync
 from connect.mirror.replication_policy import SOURCE_CLUSTER_ALIAS_CONFIG, load_replication_policy
+from connect.mirror.source_task import offset_syncs_side, offset_syncs_topic
 
 # A group that has no member on the target: Kafka lets its offsets be written (a group never seen is DEAD).
 IDLE_GROUP_STATES = frozenset({"EMPTY", "DEAD"})
@@ -58,6 +62,55 @@ def translated_offsets(props: Mapping[str, str], group: str, timeout_s: float) -
 
     _read_whole(props, topic, keep, timeout_s)
     return [latest[key] for key in sorted(latest)]
+
+
+def translated_back(props: Mapping[str, str], group: str, timeout_s: float) -> list[Checkpoint]:
+    """`group`'s committed offsets on the flow's remote topics (on its target: where the group failed over to)
+    translated back to the topics they were mirrored from (on its source): where the group resumes when it fails
+    back home. Java's MirrorMaker has none (the reverse flow never mirrors a remote topic back, so no sync covers
+    it, KAFKA-12635): the group would resume from its last commit before the failover and read again all it read
+    on the target since. This reads the flow's own offset syncs instead. From the newest sync at or before the
+    group's position, the sync's upstream offset, plus one when the group is past that record: never ahead of
+    what the group read, behind it by less than `offset.lag.max`. A partition no sync covers is left out.
+
+    Each answer is a `Checkpoint` of the reverse direction: `topic`/`downstream_offset` on the flow's source,
+    `upstream_offset` the group's offset on the target."""
+    policy = load_replication_policy(props)
+    source_alias = props[SOURCE_CLUSTER_ALIAS_CONFIG]
+    admin = clusters.admin(props, "target", "mirror-client-admin")
+    try:
+        committed = admin.committed_offsets(group, timeout_s)
+    finally:
+        admin.close()
+    remote = {key: value for key, value in committed.items() if policy.topic_source(key[0]) == source_alias}
+    if not remote:
+        return []
+    syncs: dict[tuple[str, int], list[OffsetSync]] = {}
+
+    def keep(key: bytes | None, value: bytes | None) -> None:
+        if key is not None and value is not None:
+            sync = OffsetSync.read(key, value)
+            syncs.setdefault((sync.topic, sync.partition), []).append(sync)
+
+    _read_whole(props, offset_syncs_topic(props), keep, timeout_s, offset_syncs_side(props))
+    back = []
+    for (topic, partition), (offset, metadata) in sorted(remote.items()):
+        upstream_topic = policy.upstream_topic(topic)
+        home = None if upstream_topic is None else upstream_position(syncs.get((upstream_topic, partition), []), offset)
+        if upstream_topic is not None and home is not None:
+            back.append(Checkpoint(group, upstream_topic, partition, offset, home, metadata))
+    return back
+
+
+def upstream_position(syncs: list[OffsetSync], downstream: int) -> int | None:
+    """The upstream position of a consumer at `downstream` on the remote partition these `syncs` describe: from
+    the newest sync at or before it, the sync's upstream offset, plus one when the consumer is past that record
+    (it read it). None when no sync is that old."""
+    covering = [sync for sync in syncs if sync.downstream_offset <= downstream]
+    if not covering:
+        return None
+    newest = max(covering, key=lambda sync: sync.downstream_offset)
+    return newest.upstream_offset + (1 if downstream > newest.downstream_offset else 0)
 
 
 def apply_to_idle_group(props: Mapping[str, str], group: str, checkpoints: list[Checkpoint], timeout_s: float) -> None:
@@ -147,15 +200,21 @@ def _newest_record(props: Mapping[str, str], topic: str, timeout_s: float) -> _R
         consumer.close()
 
 
-def _read_whole(props: Mapping[str, str], topic: str, handle: clusters.RecordHandler, timeout_s: float) -> bool:
-    """Read partition 0 of `topic` on the target to its end; False if the topic does not exist."""
-    admin = clusters.admin(props, "target", "mirror-client-admin")
+def _read_whole(
+    props: Mapping[str, str],
+    topic: str,
+    handle: clusters.RecordHandler,
+    timeout_s: float,
+    side: Side = "target",
+) -> bool:
+    """Read partition 0 of `topic` on `side` to its end; False if the topic does not exist."""
+    admin = clusters.admin(props, side, "mirror-client-admin")
     try:
         if admin.partition_count(topic, timeout_s) is None:
             return False
     finally:
         admin.close()
-    reader = clusters.PartitionReader(props, "target", "mirror-client", topic, handle)
+    reader = clusters.PartitionReader(props, side, "mirror-client", topic, handle)
     try:
         reader.read_to_end(timeout_s)
     finally:

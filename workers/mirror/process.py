@@ -45,6 +45,8 @@ log = logging.getLogger(__name__)
 
 DEFAULT_LISTENERS = "http://:8083"
 RUNBOOK_TIMEOUT_S = 10.0
+# Translating a group home asks the flow's source, which is down during a failover: the answer does not wait long.
+HOME_TIMEOUT_S = 5.0
 # The process's own REST keys, top-level in mm2.properties (Java's internal REST keys, KIP-710), with the TLS
 # keys of HTTPS listeners (`listeners.https.ssl.*`) and REST extensions (authentication).
 _REST_PREFIXES = (
@@ -147,12 +149,28 @@ class MirrorMaker:
     def translated_offsets(self, flow: Flow, group: str) -> list[Checkpoint]:
         props = self.config.connector_config(flow, "MirrorCheckpointConnector")
         checkpoints = mirror_client.translated_offsets(props, group, RUNBOOK_TIMEOUT_S)
+        checkpoints += self._translated_home(flow, group)
         if not checkpoints:
             raise NotFoundError(
                 f"No checkpoint of consumer group {group} from {flow.source} on {flow.target} yet (is the group "
                 "taken by the flow's groups filter, and has it committed offsets on mirrored topics?)"
             )
         return checkpoints
+
+    def _translated_home(self, flow: Flow, group: str) -> list[Checkpoint]:
+        """When `flow` is the way home of a group that failed over (the opposite flow mirrors topics): the group's
+        offsets on the opposite flow's remote topics, on this flow's source, translated back to the topics they
+        came from. A source that does not answer soon (it is down during a failover) leaves them out."""
+        opposite = self.config.connector_config(Flow(flow.target, flow.source), "MirrorSourceConnector")
+        if opposite.get("enabled", "false").strip().lower() != "true":
+            return []
+        try:
+            return mirror_client.translated_back(opposite, group, HOME_TIMEOUT_S)
+        except ConnectError as exc:
+            log.warning(
+                "Consumer group %s's offsets on %s not translated back to %s: %s", group, flow.source, flow.target, exc
+            )
+            return []
 
     def apply_translated_offsets(self, flow: Flow, group: str) -> list[Checkpoint]:
         checkpoints = self.translated_offsets(flow, group)
