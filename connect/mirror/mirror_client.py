@@ -96,8 +96,10 @@ def translated_back(props: Mapping[str, str], group: str, timeout_s: float) -> l
     back = []
     for (topic, partition), (offset, metadata) in sorted(remote.items()):
         upstream_topic = policy.upstream_topic(topic)
-        home = None if upstream_topic is None else upstream_position(syncs.get((upstream_topic, partition), []), offset)
-        if upstream_topic is not None and home is not None:
+        if upstream_topic is None:
+            continue
+        home = upstream_position(syncs.get((upstream_topic, partition), []), offset)
+        if home is not None:
             back.append(Checkpoint(group, upstream_topic, partition, offset, home, metadata))
     return back
 

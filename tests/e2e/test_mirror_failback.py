@@ -28,7 +28,7 @@ from tests.fixtures.kafka import new_topic
 from tests.fixtures.tcp_ports import free_port
 from tests.integration.test_mirror_source import PARTITIONS, consume_and_commit
 from tests.support.mirrored_topics import read_records
-from tests.unit.ctl.support import ctl
+from tests.unit.ctl.support import Result, ctl
 
 pytestmark = pytest.mark.e2e
 
@@ -48,6 +48,11 @@ def produce_per_partition(bootstrap: str, topic: str, phase: str, count: int) ->
             sent[partition].append(value)
     assert producer.flush(30) == 0
     return sent
+
+
+def every_partition(ends: dict[str, int]) -> dict[Position, int]:
+    """Each topic's end, for every one of its partitions."""
+    return {(topic, partition): end for topic, end in ends.items() for partition in range(PARTITIONS)}
 
 
 def read_as_group(bootstrap: str, group: str, ends: dict[Position, int]) -> dict[Position, tuple[int, list[bytes]]]:
@@ -110,11 +115,11 @@ def test_a_group_fails_over_to_the_backup_and_back_to_the_primary_step_by_step(
     node.start()
     wait_until(node.healthy, 90, "the node healthy", interval=0.2)
 
-    def translate(flow: str, *more: str) -> int:
-        return ctl(capsys, "mirror", "translate", "--group", group, "--flow", flow, "--url", node.url, *more).code
+    def translate(flow: str, *more: str) -> Result:
+        return ctl(capsys, "mirror", "translate", "--group", group, "--flow", flow, "--url", node.url, *more)
 
     def translated(flow: str, topic_there: str) -> dict[int, int] | None:
-        answer = ctl(capsys, "mirror", "translate", "--group", group, "--flow", flow, "--url", node.url, "-o", "json")
+        answer = translate(flow, "-o", "json")
         if answer.code != 0:
             return None
         offsets = json.loads(answer.out)["offsets"]
@@ -142,15 +147,11 @@ def test_a_group_fails_over_to_the_backup_and_back_to_the_primary_step_by_step(
 
     # 3. Failover: the translated offsets are written to the group on the backup, the consumers start there
     #    (on the remote topic and on the backup's own orders topic, where the producers now write).
-    assert translate(forward, "--apply") == 0
+    assert translate(forward, "--apply").code == 0
     backup_admin = AdminClient({"bootstrap.servers": backup_kafka})
     backup_admin.create_topics([NewTopic(topic, PARTITIONS, 1)])[topic].result(30)
     during = produce_per_partition(backup_kafka, topic, "during", 15)
-    on_backup = read_as_group(
-        backup_kafka,
-        group,
-        {**{(remote_on_backup, p): 30 for p in range(PARTITIONS)}, **{(topic, p): 15 for p in range(PARTITIONS)}},
-    )
+    on_backup = read_as_group(backup_kafka, group, every_partition({remote_on_backup: 30, topic: 15}))
     for partition in range(PARTITIONS):
         start, values = on_backup[(remote_on_backup, partition)]
         assert 20 - LAG_MAX < start <= 20, "failover re-reads less than offset.lag.max and skips nothing"
@@ -174,13 +175,9 @@ def test_a_group_fails_over_to_the_backup_and_back_to_the_primary_step_by_step(
 
     # 5. Fail-back: the consumers on the backup are stopped (read_as_group left), the reverse flow's translated
     #    offsets are written to the group on the primary, the producers and consumers move home.
-    assert translate(reverse, "--apply") == 0
+    assert translate(reverse, "--apply").code == 0
     after = produce_per_partition(primary_kafka, topic, "after", 5)
-    home = read_as_group(
-        primary_kafka,
-        group,
-        {**{(topic, p): 35 for p in range(PARTITIONS)}, **{(remote_on_primary, p): 15 for p in range(PARTITIONS)}},
-    )
+    home = read_as_group(primary_kafka, group, every_partition({topic: 35, remote_on_primary: 15}))
     for partition in range(PARTITIONS):
         start, values = home[(remote_on_primary, partition)]
         assert 15 - LAG_MAX < start <= 15, "fail-back re-reads less than offset.lag.max of the backup's records"

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from connect.api.errors import ConnectError, NotFoundError
@@ -162,7 +162,7 @@ class MirrorMaker:
         offsets on the opposite flow's remote topics, on this flow's source, translated back to the topics they
         came from. A source that does not answer soon (it is down during a failover) leaves them out."""
         opposite = self.config.connector_config(Flow(flow.target, flow.source), "MirrorSourceConnector")
-        if opposite.get("enabled", "false").strip().lower() != "true":
+        if not _mirrors_topics(opposite):
             return []
         try:
             return mirror_client.translated_back(opposite, group, HOME_TIMEOUT_S)
@@ -189,7 +189,7 @@ class MirrorMaker:
         stored an offset for) and the age of the newest heartbeat mirrored from the source."""
         props = self.config.connector_config(flow, "MirrorSourceConnector")
         worker = self.workers.get(flow)
-        body: dict[str, Any] = {"enabled": props.get("enabled", "false").strip().lower() == "true"}
+        body: dict[str, Any] = {"enabled": _mirrors_topics(props)}
         if worker is None or worker.herder is None:
             return {**body, "state": "starting"}
         herder = worker.herder
@@ -230,3 +230,8 @@ class MirrorMaker:
                 log.exception("Error while stopping the worker of %s", flow)
         self.workers.clear()
         log.info("Kafka MirrorMaker stopped")
+
+
+def _mirrors_topics(props: Mapping[str, str]) -> bool:
+    """Whether a flow's connector config enables it (`<source>-><target>.enabled`), not only its heartbeats."""
+    return props.get("enabled", "false").strip().lower() == "true"
