@@ -78,8 +78,13 @@ def replication_factors(bootstrap: str, topics: list[str]) -> dict[str, int]:
 
 
 def leader_of(bootstrap: str, topic: str, partition: int) -> int:
+    return leaders(bootstrap, topic)[partition]
+
+
+def leaders(bootstrap: str, topic: str) -> dict[int, int]:
+    """Each partition's leader (-1 while it has none)."""
     metadata = AdminClient({"bootstrap.servers": bootstrap}).list_topics(topic, timeout=10)
-    return int(metadata.topics[topic].partitions[partition].leader)
+    return {p: int(info.leader) for p, info in metadata.topics[topic].partitions.items()}
 
 
 def test_a_three_broker_target_takes_mm2s_default_replication_and_rides_out_a_broker_crash(
@@ -108,8 +113,12 @@ def test_a_three_broker_target_takes_mm2s_default_replication_and_rides_out_a_br
         assert replication_factors(b, [remote, *internal]) == {remote: 2, **dict.fromkeys(internal, 3)}
 
         # The broker leading partition 0 of the remote topic dies while the source keeps producing.
-        local_kafka3.kill_node(leader_of(b, remote, 0))
+        dead = leader_of(b, remote, 0)
+        local_kafka3.kill_node(dead)
         more = produce_numbered(a, topic, 300, 300)
         expected = {p: sent[p] + more[p] for p in range(PARTITIONS)}
+        # The controller moves leadership once the dead broker's session lapses (about 9 s in KRaft); until
+        # then a reader of the remote topic, like any consumer, waits on the partitions it led.
+        wait_until(lambda: not {dead, -1} & set(leaders(b, remote).values()), 60, "new leaders on B")
         wait_until(lambda: values_by_partition(b, remote) == expected, 120, "every record mirrored after the crash")
         assert all_running(on_b, f"{prefix}-source", 2)
