@@ -77,12 +77,14 @@ from connect.api.records import (
     TimestampType,
     TopicPartition,
 )
-from connect.api.task import SinkTask, SourceTask, Task
+from connect.api.task import OFFSET_NOT_REPORTED, OFFSET_NOT_WRITTEN, SinkTask, SourceTask, Task
 from connect.api.transform import Predicate, Transformation
 from connect.api.version import distribution_version
 
 __all__ = [
     "NO_DEFAULT",
+    "OFFSET_NOT_REPORTED",
+    "OFFSET_NOT_WRITTEN",
     "AlreadyExistsError",
     "Config",
     "ConfigData",

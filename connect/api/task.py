@@ -25,6 +25,12 @@ from connect.api.batch import SinkRecordBatch, SourceRecordBatch
 from connect.api.context import RecordMetadata, SinkTaskContext, SourceTaskContext
 from connect.api.records import SinkRecord, SourceRecord, TopicPartition
 
+OFFSET_NOT_WRITTEN = -1
+"""In `SourceTask.commit_batch`'s offsets: a record whose failure the error policy tolerated."""
+OFFSET_NOT_REPORTED = -1001
+"""In `SourceTask.commit_batch`'s offsets: a record Kafka wrote without saying where (the Kafka clients'
+OFFSET_INVALID): a retried send Kafka had written already, or a run amid which another producer wrote."""
+
 
 class Task(abc.ABC):
     """Base of all tasks; subclass `SourceTask` or `SinkTask`, not this."""
@@ -71,8 +77,9 @@ class SourceTask(Task):
 
     def commit_batch(self, batch: SourceRecordBatch, offsets: Sequence[int]) -> None:
         """Kafka acknowledged every record of `batch`, one `poll_batches` returned: `offsets` are their Kafka
-        offsets in the order Kafka acknowledged them (the batch's order when it names its Kafka partition), -1
-        for a record whose failure was tolerated. A task that polls batches and overrides this gets it instead
+        offsets in the order Kafka acknowledged them (the batch's order when it names its Kafka partition),
+        `OFFSET_NOT_WRITTEN` (-1) for a record whose failure was tolerated, `OFFSET_NOT_REPORTED` (-1001) for
+        one written at an offset Kafka did not report. A task that polls batches and overrides this gets it instead
         of a `commit_record` per record, and its batches keep the column path (overriding `commit_record`
         alone makes the runtime build and send records one by one); where the runtime builds records anyway (a
         transformation chain) it calls `commit_record`. Not called for a batch one of whose records the

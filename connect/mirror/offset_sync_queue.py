@@ -43,6 +43,19 @@ class _PartitionState:
     last_sync_downstream: int = -1
 
 
+def _both_contiguous(upstream: Sequence[int], downstream: Sequence[int]) -> bool:
+    """Whether the run's offsets follow each other by 1 on both sides (a `range` downstream: offsets derived
+    from a gap-less run's ends; upstream offsets only ever increase, so their span says it)."""
+    return (
+        isinstance(downstream, range)
+        and len(downstream) > 1
+        and downstream.step == 1
+        and downstream.start >= 0
+        and len(upstream) == len(downstream)
+        and upstream[-1] - upstream[0] == len(upstream) - 1
+    )
+
+
 class OffsetSyncQueue:
     def __init__(self, max_offset_lag: int) -> None:
         self._max_offset_lag = max_offset_lag
@@ -59,8 +72,8 @@ class OffsetSyncQueue:
     def offer_run(
         self, topic: str, partition: int, upstream_offsets: Sequence[int], downstream_offsets: Sequence[int]
     ) -> bool:
-        """`offer` for acknowledged records of one partition, in order, under one lock (a downstream offset of -1:
-        a record that is not on the target, skipped); True if any sync became due."""
+        """`offer` for acknowledged records of one partition, in order, under one lock (a negative downstream
+        offset: a record not on the target, or at an offset not reported, skipped); True if any sync became due."""
         key = (topic, partition)
         lag = self._max_offset_lag
         due_any = False
@@ -68,7 +81,14 @@ class OffsetSyncQueue:
             state = self._states.setdefault(key, _PartitionState())
             previous_upstream, previous_downstream = state.previous_upstream, state.previous_downstream
             last_sync = state.last_sync_downstream
-            for upstream, downstream in zip(upstream_offsets, downstream_offsets, strict=True):
+            # In a run contiguous on both sides, only staleness can make a record after the first due: at every
+            # `offset.lag.max + 1`-th downstream offset, found below without a step per record.
+            contiguous = lag > 0 and _both_contiguous(upstream_offsets, downstream_offsets)
+            if contiguous:
+                offsets = zip(upstream_offsets[:1], downstream_offsets[:1], strict=True)
+            else:
+                offsets = zip(upstream_offsets, downstream_offsets, strict=True)
+            for upstream, downstream in offsets:
                 if downstream < 0:
                     continue
                 due = (
@@ -82,6 +102,13 @@ class OffsetSyncQueue:
                     last_sync = downstream
                     self._pending.append(OffsetSync(topic, partition, upstream, downstream))
                     due_any = True
+            if contiguous:
+                first_upstream, first_downstream = upstream_offsets[0], downstream_offsets[0]
+                for downstream in range(last_sync + 1 + lag, downstream_offsets[-1] + 1, lag + 1):
+                    upstream = first_upstream + downstream - first_downstream
+                    self._pending.append(OffsetSync(topic, partition, upstream, downstream))
+                    last_sync, due_any = downstream, True
+                previous_upstream, previous_downstream = upstream_offsets[-1], downstream_offsets[-1]
             state.previous_upstream, state.previous_downstream = previous_upstream, previous_downstream
             state.last_sync_downstream = last_sync
             if previous_downstream == last_sync:

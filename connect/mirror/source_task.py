@@ -11,8 +11,12 @@ records where each upstream offset landed (Java's `MirrorSourceTask`).
   does where a transformation chain needs them, and then calls `commit_record`).
 - When the target acknowledged a batch (`commit_batch`, with its downstream offsets) or a record
   (`commit_record`), the upstream and downstream offsets go to the offset-sync queue (`offset_sync_queue`),
-  which decides per record, as Java does; after each offset commit the delayed syncs follow. Syncs are sent by
-  a producer of the cluster that holds the offset-syncs topic; a lost one only delays translation.
+  which decides per record, as Java does; after each offset commit the delayed syncs follow. The runtime gives
+  this task a gap-less producer (`connect.runtime.kafka.gapless`) unless errors are tolerated or the user chose
+  otherwise, and then learns a batch's offsets from the reports of its first and last records alone: offsets it
+  could not derive (another producer wrote amid the run) come as `OFFSET_NOT_REPORTED` and make no sync.
+  Syncs are sent by a producer of the cluster that holds the offset-syncs topic; a lost one only delays
+  translation.
 - Silent gaps are reported, never skipped quietly: when a partition's position is no longer on the source
   (records deleted by retention before they were mirrored, or the topic deleted and re-created), the consumer
   resets it per `auto.offset.reset` and says so; the first record read after it shows the gap. Records lost
@@ -37,7 +41,7 @@ from collections.abc import Mapping, Sequence
 from itertools import groupby
 from typing import Any
 
-from connect.api import RecordMetadata, SourceRecord, SourceRecordBatch, SourceTask
+from connect.api import OFFSET_NOT_WRITTEN, RecordMetadata, SourceRecord, SourceRecordBatch, SourceTask
 from connect.api.batch import FieldOffsets
 from connect.api.data import BYTES_SCHEMA, OPTIONAL_BYTES_SCHEMA
 from connect.api.records import Header
@@ -219,10 +223,11 @@ class MirrorSourceTask(SourceTask):
     def _acknowledged(
         self, topic: str, partition: int, upstream: Sequence[int], downstream: Sequence[int], timestamp: int | None
     ) -> None:
-        """Records of one partition the target acknowledged, in order (downstream -1: not on the target)."""
+        """Records of one partition the target acknowledged, in order (downstream `OFFSET_NOT_WRITTEN`: not on the
+        target; `OFFSET_NOT_REPORTED`: on it, at an offset not reported)."""
         metrics = self._metrics.get((topic, partition))
         if metrics is not None:
-            metrics.records.add(len(downstream) - downstream.count(-1))
+            metrics.records.add(len(downstream) - downstream.count(OFFSET_NOT_WRITTEN))
             if timestamp is not None:  # the run's last record: sampled, as at poll
                 metrics.latency.record(time.time() * 1000 - timestamp)
             end = self._consumer.high_watermark(topic, partition)

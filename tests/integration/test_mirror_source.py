@@ -4,7 +4,8 @@ and keys as a user of MirrorMaker would: cluster A (the session broker) mirrored
 Records reach `A.<topic>` on B unchanged (key, value, tombstones, headers in order, timestamps, partitions),
 the offset syncs on A say where upstream offsets landed, topic configs and new partitions follow the source
 topic, and heartbeats arrive on B. A consumer group's offsets on A are checkpointed on B and written to the
-same group there while it has no active member. The worker is a standalone one with REST, on cluster B.
+same group there while it has no active member. A record B refuses fails the task with nothing written past
+it. The worker is a standalone one with REST, on cluster B.
 """
 
 from __future__ import annotations
@@ -18,13 +19,19 @@ import httpx
 import pytest
 from confluent_kafka import Consumer, Producer
 from confluent_kafka import TopicPartition as KafkaTopicPartition
-from confluent_kafka.admin import AdminClient, NewPartitions
+from confluent_kafka.admin import AdminClient, NewPartitions, NewTopic
 
 from connect.mirror.records import Heartbeat, OffsetSync
 from connect.runtime.kafka import KafkaClients
 from connect.runtime.kafka.client_config import to_librdkafka
 from tests.fixtures.kafka import new_topic
-from tests.integration.test_standalone_support import all_running, create_connector, running_worker, worker_props
+from tests.integration.test_standalone_support import (
+    all_running,
+    create_connector,
+    failed_trace,
+    running_worker,
+    worker_props,
+)
 from tests.support.mirrored_topics import TopicRecord, latest_checkpoints, read_records
 from tests.support.topic_reads import messages_to_end
 from tests.support.waiting import wait_until
@@ -378,3 +385,57 @@ def read_secured(keys: dict[str, str], topic: str, upstream: str) -> list[Offset
         if sync.topic == upstream:
             found.append(sync)
     return found
+
+
+# A record the target cluster refuses stops its partition's flow there, with nothing written past it. The mirror
+# source's producer is gap-less (idempotent, `enable.gapless.guarantee`), which is what lets the runtime ask for
+# the delivery reports of each run's first and last records alone. A record larger than the remote topic's
+# `max.message.bytes` amid a partition's records fails the task; the remote partition holds a prefix of the
+# source partition (a producer that went on would write the records after it past the gap: Java's MirrorMaker 2
+# produces without idempotence), and the offsets stored stop before it, so a restart once the topic is fixed
+# resumes there.
+GAPLESS_SMALL = 2_000
+GAPLESS_LARGE_BYTES = 1_500_000  # over the remote topic's 1,000,000-byte limit, within the source topic's
+GAPLESS_REMOTE_LIMIT = "1000000"
+
+
+def test_a_record_the_target_refuses_fails_the_task_with_nothing_written_after_it(
+    kafka_bootstrap: str, other_kafka_bootstrap: str, worker_on_b: httpx.Client
+) -> None:
+    a, b, prefix = kafka_bootstrap, other_kafka_bootstrap, f"gapless-{uuid.uuid4().hex[:8]}"
+    topic = new_topic(AdminClient({"bootstrap.servers": a}), 1, config={"max.message.bytes": "2000000"}, prefix=prefix)
+    remote = f"A.{topic}"
+    admin_b = AdminClient({"bootstrap.servers": b})  # kept referenced while its future resolves
+    created = admin_b.create_topics([NewTopic(remote, 1, 1, config={"max.message.bytes": GAPLESS_REMOTE_LIMIT})])
+    created[remote].result(30)
+
+    producer = Producer({"bootstrap.servers": a, "message.max.bytes": 3_000_000, "linger.ms": 20})
+    now = int(time.time() * 1000)
+    values = [f"record-{n}".encode() for n in range(GAPLESS_SMALL)] + [b"x" * GAPLESS_LARGE_BYTES]
+    values += [f"record-{n}".encode() for n in range(GAPLESS_SMALL, 2 * GAPLESS_SMALL)]
+    for value in values:
+        producer.produce(topic, value, None, 0, timestamp=now)
+    assert producer.flush(30) == 0
+
+    name = f"{prefix}-source"
+    create_connector(
+        worker_on_b,
+        name,
+        {
+            **flow_config(a, b, prefix),
+            "connector.class": SOURCE_CLASS,
+            "tasks.max": "1",
+            "sync.topic.configs.enabled": "false",  # keeps the remote topic's limit below the record
+            "producer.override.message.max.bytes": "3000000",  # librdkafka sends it; the broker refuses it
+        },
+    )
+    wait_until(lambda: failed_trace(worker_on_b, name), 60, "the source task FAILED")
+
+    on_target = [record.value for record in read_records(b, remote)]
+    assert on_target == values[: len(on_target)], "the remote partition holds a prefix of the source partition"
+    assert len(on_target) <= GAPLESS_SMALL, "nothing from the refused record on"
+
+    listed = worker_on_b.get(f"/connectors/{name}/offsets").json()["offsets"]
+    stored = int(listed[0]["offset"]["offset"]) if listed else None
+    assert stored is None or stored < GAPLESS_SMALL, "the offsets stored stop before the refused record"
+    assert stored is None or stored < len(on_target), "every record up to the stored offset is on the target"

@@ -104,8 +104,12 @@ class Produced:
 class FakeProducer:
     """librdkafka-like: callbacks only inside poll/flush; `hold` keeps records unacknowledged."""
 
-    def __init__(self, *, failure_reports_only: bool = False, capacity: int = 1_000_000) -> None:
+    def __init__(self, *, failure_reports_only: bool = False, capacity: int = 1_000_000, gapless: bool = False) -> None:
+        """`gapless`: as librdkafka's `enable.gapless.guarantee`, a failed record fails every later one of its
+        partition too (the producer's fatal error), so a partition's records are never written with a gap."""
         self.failure_reports_only = failure_reports_only
+        self.gapless = gapless
+        self.broken: set[tuple[str, int]] = set()
         self.capacity = capacity
         self.sent: list[Produced] = []
         self.in_flight: list[Produced] = []
@@ -147,8 +151,10 @@ class FakeProducer:
             ready = [r for r in self.in_flight if only is None or only(r)]
             self.in_flight = [r for r in self.in_flight if r not in ready]
         for record in ready:
-            failed = record.value in self.fail_values
             partition = max(record.partition, 0)
+            failed = record.value in self.fail_values or (record.topic, partition) in self.broken
+            if failed and self.gapless:
+                self.broken.add((record.topic, partition))
             if not failed:
                 offset = self.offsets.get((record.topic, partition), 0)
                 self.offsets[(record.topic, partition)] = offset + 1
@@ -343,6 +349,7 @@ class FakeClients(KafkaClients):
     producers: dict[ConnectorTaskId, FakeProducer] = field(default_factory=dict)
     dlq_producers: dict[ConnectorTaskId, FakeProducer] = field(default_factory=dict)
     batch_calls: dict[ConnectorTaskId, bool] = field(default_factory=dict)
+    gapless: dict[ConnectorTaskId, bool] = field(default_factory=dict)
     consumers: dict[ConnectorTaskId, FakeConsumer] = field(default_factory=dict)
     fake_admin: FakeAdmin = field(default_factory=FakeAdmin)
     policy: str = "All"
@@ -357,9 +364,11 @@ class FakeClients(KafkaClients):
         *,
         failure_reports_only: bool = False,
         batch_calls: bool = False,
+        gapless: bool = False,
     ) -> ProducerLike:
         self.producer_config("x", connector_config)  # the override policy still applies
         self.batch_calls[task] = batch_calls
+        self.gapless[task] = gapless
         producer = FakeProducer(failure_reports_only=failure_reports_only)
         self.producers[task] = producer
         return producer

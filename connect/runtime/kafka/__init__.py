@@ -10,6 +10,7 @@ The rest of the runtime imports from here, and sees Protocols and wrappers, neve
 - `transactional`: `KafkaTransactionalProducer`, an exactly-once source task's producer;
 - `batch_producer`: `BatchProducer`, a source task's producer that takes a batch's values in one
   librdkafka call (`rdkafka_ctypes`: the ctypes declarations it uses);
+- `gapless`: `confirms_runs`, whether a producer's acknowledgement of a record vouches for the records before it;
 - `admin`: `KafkaAdmin`, `TopicSpec`;
 - `offset_lookup`: `end_offsets`, ListOffsets without librdkafka's busy loop while a leader is down
   (shared with `kafka_log`);
@@ -32,6 +33,7 @@ from connect.runtime.kafka.errors import (
     producer_fenced,
 )
 from connect.runtime.kafka.factory import KafkaClients
+from connect.runtime.kafka.gapless import confirms_runs
 from connect.runtime.kafka.offset_lookup import METADATA_REFRESH_TIMEOUT_S, end_offsets
 from connect.runtime.kafka.protocols import (
     TIMESTAMP_CREATE_TIME,
@@ -74,6 +76,7 @@ __all__ = [
     "TransactionAbortRequiredError",
     "TransactionalProducer",
     "admin_result",
+    "confirms_runs",
     "connect_error",
     "end_offsets",
     "fencing_error",

@@ -45,6 +45,7 @@ from connect.runtime.kafka.client_config import (
 )
 from connect.runtime.kafka.consumer import KafkaSinkConsumer
 from connect.runtime.kafka.errors import connect_error, describe
+from connect.runtime.kafka.gapless import ExperimentalWarningFilter, with_gapless_delivery
 from connect.runtime.kafka.problems import ClientProblems
 from connect.runtime.kafka.protocols import ProducerLike, SinkConsumer, TransactionalProducer
 from connect.runtime.kafka.transactional import KafkaTransactionalProducer, transactional_config
@@ -53,6 +54,7 @@ from connect.runtime.metrics.client_stats import CLIENT_STATISTICS, STATISTICS_I
 log = logging.getLogger(__name__)
 # Named for the package, not this module: entry points quiet librdkafka's own log lines by that name.
 librdkafka_log = logging.getLogger(f"{__package__}.librdkafka")
+librdkafka_log.addFilter(ExperimentalWarningFilter())
 
 # A wrong SASL password, a broker certificate the trust store does not vouch for: retried for ever.
 _CONNECTION_REFUSALS = frozenset({KafkaError._AUTHENTICATION, KafkaError._SSL})
@@ -108,14 +110,22 @@ class KafkaClients:
             )
         return with_prefix(connector_config, prefix)
 
-    def producer_config(self, client_id: str, connector_config: Mapping[str, str]) -> dict[str, str]:
-        merged = {
-            **PRODUCER_DEFAULTS,
-            "client.id": client_id,
-            **self._producer,
-            **self._overrides(connector_config, PRODUCER_OVERRIDE_PREFIX),
-        }
-        return to_librdkafka(merged, "producer")
+    def producer_config(
+        self, client_id: str, connector_config: Mapping[str, str], *, gapless: bool = False
+    ) -> dict[str, str]:
+        overrides = self._overrides(connector_config, PRODUCER_OVERRIDE_PREFIX)
+        merged = {**PRODUCER_DEFAULTS, "client.id": client_id, **self._producer, **overrides}
+        config = to_librdkafka(merged, "producer")
+        return with_gapless_delivery(config, {*self._producer, *overrides}) if gapless else config
+
+    def source_producer_config(
+        self, task: ConnectorTaskId, connector_config: Mapping[str, str], *, gapless: bool = False
+    ) -> dict[str, str]:
+        """The librdkafka config of a source task's producer (`producer`); `gapless`: made gap-less where the
+        user's settings allow (`gapless.with_gapless_delivery`)."""
+        return self.producer_config(
+            f"connector-producer-{task.connector}-{task.task}", connector_config, gapless=gapless
+        )
 
     def consumer_config(self, task: ConnectorTaskId, connector_config: Mapping[str, str]) -> dict[str, str]:
         merged = {
@@ -155,6 +165,7 @@ class KafkaClients:
         *,
         failure_reports_only: bool = False,
         batch_calls: bool = False,
+        gapless: bool = False,
     ) -> ProducerLike:
         """A source task's producer, client id `connector-producer-<name>-<task>`.
 
@@ -163,9 +174,9 @@ class KafkaClients:
         `batch_calls` (with failure reports only): the caller sends whole columns, so it gets a
         `BatchProducer` where one can be made. Its `produce` of a single record costs several times
         confluent_kafka's, so tasks that send records one by one keep confluent_kafka's producer.
+        `gapless`: as in `source_producer_config`.
         """
-        client_id = f"connector-producer-{task.connector}-{task.task}"
-        config: dict[str, Any] = dict(self.producer_config(client_id, connector_config))
+        config: dict[str, Any] = dict(self.source_producer_config(task, connector_config, gapless=gapless))
         if failure_reports_only:
             config["delivery.report.only.error"] = True  # the Python client wants a bool here
             if batch_calls and self.batch_producer and _batch_produce_allowed(config):

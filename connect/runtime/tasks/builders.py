@@ -32,7 +32,7 @@ from connect.runtime.config.worker_config import HEADER_CONVERTER, KEY_CONVERTER
 from connect.runtime.domain.info import ConnectorType
 from connect.runtime.domain.states import ConnectorTaskId, TargetState
 from connect.runtime.domain.status import StatusListener
-from connect.runtime.kafka import KafkaClients, TopicSpec
+from connect.runtime.kafka import KafkaClients, TopicSpec, confirms_runs
 from connect.runtime.offsets import OffsetStore
 from connect.runtime.pipeline.closing import close_quietly
 from connect.runtime.pipeline.error_handling import DeadLetterQueueReporter, ErrorHandler, ErrorReporter, LogReporter
@@ -231,11 +231,21 @@ class SourceTaskBuilder(TaskBuilder):
             and WorkerSourceTask.polls_batches(type(task))
             and sends_columns(pipeline, needs_record_reports=False)
         )
+        # A task that takes each batch's Kafka offsets, under an error policy that tolerates no failure, is
+        # served faster by a gap-less producer (`kafka.gapless`); a tolerated failure must stay one record's.
+        gapless = WorkerSourceTask.commits_batches(type(task)) and not pipeline.errors.tolerates_all
         producer = clients.producer(
-            spec.task_id, spec.connector_config, failure_reports_only=failure_reports_only, batch_calls=batch_calls
+            spec.task_id,
+            spec.connector_config,
+            failure_reports_only=failure_reports_only,
+            batch_calls=batch_calls,
+            gapless=gapless,
         )
         record_producer = functools.partial(
             clients.producer, spec.task_id, spec.connector_config, failure_reports_only=failure_reports_only
+        )
+        runs_confirmed = gapless and confirms_runs(
+            clients.source_producer_config(spec.task_id, spec.connector_config, gapless=True)
         )
         return WorkerSourceTask(
             spec.task_id,
@@ -252,6 +262,7 @@ class SourceTaskBuilder(TaskBuilder):
             topic_creation=topic_creation,
             metrics_windows=config.metrics_windows,
             record_producer=record_producer if batch_calls else None,
+            runs_confirmed_by_last=runs_confirmed,
         )
 
     def _topic_creation(self, spec: TaskSpec) -> TopicCreation | None:

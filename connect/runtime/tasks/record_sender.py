@@ -23,7 +23,7 @@ policy is acknowledged in its `SubmittedBatch` at once, so its offset may be com
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from typing import Any
 
 from connect.api.batch import SourceRecordBatch
@@ -152,9 +152,16 @@ class RecordSender:
     # -- columns --------------------------------------------------------------------------------
 
     def produce_columns(
-        self, batch: SourceRecordBatch, submitted: SubmittedBatch, on_delivery: DeliveryCallback
+        self,
+        batch: SourceRecordBatch,
+        submitted: SubmittedBatch,
+        on_delivery: DeliveryCallback,
+        run_ends: tuple[DeliveryCallback, DeliveryCallback] | None = None,
     ) -> None:
-        """Convert and produce one `SourceRecordBatch` column by column, tracked by `submitted`."""
+        """Convert and produce one `SourceRecordBatch` column by column, tracked by `submitted`.
+        `run_ends`: for a batch of one Kafka partition sent by a gap-less producer, the callbacks of its first
+        and last records (`SourceDeliveries.run_ends_callbacks`), the others then being sent without one;
+        `on_delivery` is every record's otherwise."""
         topic = batch.topic
         if topic not in self._topics_seen:
             self._topic_used(topic)
@@ -166,6 +173,10 @@ class RecordSender:
             self.produce_records(batch[:], submitted, on_delivery)
             return
         partition = -1 if batch.kafka_partition is None else batch.kafka_partition
+        if run_ends is not None:
+            run = zip(values, keys, timestamps, headers, strict=False)  # keys etc. may be endless
+            self._produce_run(batch, submitted, partition, run, run_ends)
+            return
         plain = batch.timestamps is None and batch.headers is None
         if self._produce_values is not None and not plain:
             self.switch_to_record_producer()
@@ -192,6 +203,39 @@ class RecordSender:
                 if not self.send_one_carefully(batch.record(index), submitted, on_delivery):
                     skipped += 1
         self.records_sent += len(values) - skipped
+
+    def _produce_run(
+        self,
+        batch: SourceRecordBatch,
+        submitted: SubmittedBatch,
+        partition: int,
+        rows: Iterator[tuple[Any, Any, Any, Any]],
+        run_ends: tuple[DeliveryCallback, DeliveryCallback],
+    ) -> None:
+        """`produce_columns` with delivery reports for the run's first and last records alone. A record that
+        raises is redone alone under the error policy, which for such tasks tolerates no failure: it is sent,
+        or the batch fails."""
+        topic = batch.topic
+        first, last = run_ends
+        end = len(batch.values) - 1
+        produce = self.producer.produce
+        numbered = enumerate(rows)
+        index, callback = -1, None
+        while True:
+            try:
+                # One iterator across the retries: after a record that raised, the loop resumes past it.
+                for index, (value_bytes, key_bytes, timestamp, kafka_headers) in numbered:
+                    callback = first if index == 0 else last if index == end else None
+                    try:
+                        # Positional, as in produce_records (docs/architecture.md, "Hot paths").
+                        produce(topic, value_bytes, key_bytes, partition, callback, None, timestamp, kafka_headers)
+                    except BufferError:
+                        produced = Produced.of(topic, value_bytes, key_bytes, partition, timestamp, kafka_headers)
+                        self.produce_when_room(produced, callback)
+                break
+            except Exception:
+                self.send_one_carefully(batch.record(index), submitted, callback)
+        self.records_sent += end + 1
 
     def _produce_value_column(
         self,
@@ -237,7 +281,9 @@ class RecordSender:
 
     # -- one record, and a full queue ------------------------------------------------------------
 
-    def send_one_carefully(self, record: SourceRecord, batch: SubmittedBatch, on_delivery: DeliveryCallback) -> bool:
+    def send_one_carefully(
+        self, record: SourceRecord, batch: SubmittedBatch, on_delivery: DeliveryCallback | None
+    ) -> bool:
         """Convert and produce one record under the error policy; False (and acked) if it was skipped."""
         produced = self.pipeline.to_produced(record)
         if produced is None:
@@ -261,7 +307,7 @@ class RecordSender:
         if self._deliveries.failures:
             self._deliveries.collect(type(self.producer), raise_fatal=True)
 
-    def produce_when_room(self, produced: Produced, on_delivery: DeliveryCallback) -> None:
+    def produce_when_room(self, produced: Produced, on_delivery: DeliveryCallback | None) -> None:
         """Produce once librdkafka's queue has room, however long that takes."""
         while True:
             self.wait_for_room()
@@ -273,13 +319,13 @@ class RecordSender:
                 # this out ends with the task cancelled after task.shutdown.graceful.timeout.ms.
                 continue
 
-    def _produce_blocking(self, produced: Produced, on_delivery: DeliveryCallback) -> None:
+    def _produce_blocking(self, produced: Produced, on_delivery: DeliveryCallback | None) -> None:
         try:
             self._produce(produced, on_delivery)
         except BufferError:
             self.produce_when_room(produced, on_delivery)
 
-    def _produce(self, produced: Produced, on_delivery: DeliveryCallback) -> None:
+    def _produce(self, produced: Produced, on_delivery: DeliveryCallback | None) -> None:
         topic, value, key, partition, timestamp, headers = produced
         self.producer.produce(
             topic, value, key, partition, on_delivery=on_delivery, timestamp=timestamp, headers=headers

@@ -6,7 +6,8 @@ offsets, and later ones of its source partitions, are never committed) and keeps
 `collect`, which fails the task or reports it under the error policy. A task that overrides
 `commit_record` gets a callback per record (`record_callback`) that hands it each record with its
 `RecordMetadata` once acknowledged (Kafka's `SourceTask.commitRecord`); one that overrides `commit_batch` gets
-a callback per batch (`offsets_callback`) that gathers the batch's Kafka offsets for it.
+a callback per batch (`offsets_callback`) that gathers the batch's Kafka offsets for it, or, with a gap-less
+producer, callbacks on the first and last records of each run of one partition (`run_ends_callbacks`).
 
 The producer calls these from `poll` and `flush`, which only the task thread calls: no lock.
 """
@@ -14,13 +15,14 @@ The producer calls these from `poll` and `flush`, which only the task thread cal
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from connect.api.batch import SourceRecordBatch
 from connect.api.context import RecordMetadata
 from connect.api.errors import ConnectError
 from connect.api.records import SourceRecord
+from connect.api.task import OFFSET_NOT_REPORTED, OFFSET_NOT_WRITTEN
 from connect.runtime.domain.states import ConnectorTaskId
 from connect.runtime.offsets import SubmittedBatch
 from connect.runtime.pipeline.error_handling import ErrorHandler, Stage
@@ -60,17 +62,21 @@ class SourceDeliveries:
     def _tolerated(self, error: Any, message: Any, batch: SubmittedBatch) -> bool:
         """Keep a failed delivery for `collect`; True if it counts as done (`errors.tolerance=all`), else the
         batch is marked failed: it never completes, so its offsets are never committed."""
-        self.failures.append((error, message))
         if self._errors.tolerates_all:
+            self.failures.append((error, message))
             return True
-        batch.failed = True
+        self._fail(error, message, batch)
         return False
+
+    def _fail(self, error: Any, message: Any, batch: SubmittedBatch) -> None:
+        self.failures.append((error, message))
+        batch.failed = True
 
     def offsets_callback(
         self,
         submitted: SubmittedBatch,
         batch: SourceRecordBatch,
-        on_complete: Callable[[SourceRecordBatch, list[int]], None],
+        on_complete: Callable[[SourceRecordBatch, Sequence[int]], None],
     ) -> DeliveryCallback:
         """The callback of every record of `batch`, for a task that overrides `commit_batch`: collects each
         acknowledged record's Kafka offset (-1 for a tolerated failure) and calls `on_complete` with them once
@@ -84,7 +90,7 @@ class SourceDeliveries:
             if error is None:
                 append(message.offset())
             elif self._tolerated(error, message, submitted):
-                append(-1)
+                append(OFFSET_NOT_WRITTEN)
             else:
                 return
             submitted.outstanding -= 1
@@ -92,6 +98,43 @@ class SourceDeliveries:
                 on_complete(batch, offsets)
 
         return on_delivery
+
+    def run_ends_callbacks(
+        self,
+        submitted: SubmittedBatch,
+        batch: SourceRecordBatch,
+        on_complete: Callable[[SourceRecordBatch, Sequence[int]], None],
+    ) -> tuple[DeliveryCallback, DeliveryCallback]:
+        """`offsets_callback` for a run of two records or more of one Kafka partition sent by a gap-less
+        producer (`kafka.gapless`), as the callbacks of its first and last records alone (the others are sent
+        without one): the last one's acknowledgement vouches for the whole run. Its offsets are every one
+        from the first's to the last's when they are as far apart as the run is long; else another producer
+        wrote amid them, and the records between are `OFFSET_NOT_REPORTED`. For tasks whose error policy
+        tolerates no failure (a gap-less producer's): a failed delivery fails the batch."""
+        count = len(batch.values)
+        first: list[int] = []
+
+        def on_first(error: Any, message: Any) -> None:
+            if error is not None:
+                self._fail(error, message, submitted)
+                return
+            first.append(message.offset())
+            submitted.outstanding -= 1
+
+        def on_last(error: Any, message: Any) -> None:
+            if error is not None:
+                self._fail(error, message, submitted)
+                return
+            if not first:
+                return  # the first record failed: the batch did already
+            submitted.outstanding -= count - 1
+            start, end = first[0], message.offset()
+            if start >= 0 and end - start == count - 1:
+                on_complete(batch, range(start, end + 1))
+            else:
+                on_complete(batch, [start, *[OFFSET_NOT_REPORTED] * (count - 2), end])
+
+        return on_first, on_last
 
     def record_callback(self, batch: SubmittedBatch, record: SourceRecord) -> DeliveryCallback:
         """The callback of one record of a task that overrides `commit_record` (reported either way)."""

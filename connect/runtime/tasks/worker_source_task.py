@@ -100,11 +100,14 @@ class WorkerSourceTask(WorkerTask):
         clock: Callable[[], float] = time.monotonic,
         metrics_windows: Windows | None = None,
         record_producer: Callable[[], ProducerLike] | None = None,
+        runs_confirmed_by_last: bool = False,
     ) -> None:
         """`topic_creation`: create topics before their first record (None: leave that to the broker).
         `record_producer`: with a producer that takes whole columns (`produce_values`), makes the producer
         the task switches to, once, when its batches carry timestamps or headers, which go one record at
-        a time and cost that producer several times what confluent_kafka's costs."""
+        a time and cost that producer several times what confluent_kafka's costs.
+        `runs_confirmed_by_last`: the producer is gap-less (`kafka.gapless.confirms_runs`), so a task that
+        commits batches learns a batch's offsets from the reports of its first and last records alone."""
         super().__init__(
             task_id,
             task,
@@ -128,6 +131,7 @@ class WorkerSourceTask(WorkerTask):
         self._per_record_callbacks = self.needs_record_reports(type(task))
         self._polls_batches = self.polls_batches(type(task))
         self._commits_batches = self.commits_batches(type(task))
+        self._runs_confirmed_by_last = runs_confirmed_by_last and self._commits_batches
         # task.stop() is called from the stopping thread (to unblock poll), but only once and only after start.
         self._stop_lock = threading.Lock()
         self._task_started = False
@@ -353,9 +357,12 @@ class WorkerSourceTask(WorkerTask):
         try:
             for batch in batches:
                 if batch.values:
+                    run_ends = None
                     if self._commits_batches:
                         on_delivery = self.deliveries.offsets_callback(submitted, batch, self._commit_batch)
-                    self.sender.produce_columns(batch, submitted, on_delivery)
+                        if self._runs_confirmed_by_last and batch.kafka_partition is not None and len(batch) > 1:
+                            run_ends = self.deliveries.run_ends_callbacks(submitted, batch, self._commit_batch)
+                    self.sender.produce_columns(batch, submitted, on_delivery, run_ends)
         except BaseException:
             submitted.failed = True  # some records were never sent
             raise
@@ -380,7 +387,7 @@ class WorkerSourceTask(WorkerTask):
             batch.failed = True  # some records were never sent
             raise
 
-    def _commit_batch(self, batch: SourceRecordBatch, offsets: list[int]) -> None:
+    def _commit_batch(self, batch: SourceRecordBatch, offsets: Sequence[int]) -> None:
         try:
             self.source_task.commit_batch(batch, offsets)
         except Exception:

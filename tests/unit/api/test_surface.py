@@ -5,7 +5,8 @@ import inspect
 import connect.api
 
 PUBLIC_NAMES = {
-    "NO_DEFAULT", "AlreadyExistsError", "Config", "ConfigData", "ConfigDef", "ConfigProvider", "ConfigError",
+    "NO_DEFAULT", "OFFSET_NOT_REPORTED", "OFFSET_NOT_WRITTEN",
+    "AlreadyExistsError", "Config", "ConfigData", "ConfigDef", "ConfigProvider", "ConfigError",
     "ConfigKey", "ConfigType",
     "ConfigValue", "ConnectError", "Connector", "ConnectorContext", "ConnectorTransactionBoundaries",
     "Converter", "DataError", "ErrantRecordReporter", "ExactlyOnceSupport", "Field", "Header",

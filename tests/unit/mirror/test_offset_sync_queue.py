@@ -106,6 +106,28 @@ def test_a_run_of_acknowledgements_gives_exactly_the_syncs_its_records_one_by_on
         assert drained(in_runs) == drained(one_by_one)
 
 
+def test_runs_contiguous_on_both_sides_give_the_syncs_their_records_one_by_one_give() -> None:
+    # A gap-less run's downstream offsets come as a range (the runtime derives them from the run's ends); the
+    # queue then finds the stale points arithmetically: it must find the very syncs a record-by-record offer does.
+    rng = random.Random(11)
+    for _ in range(300):
+        lag = rng.choice([0, 1, 2, 5, 100])
+        one_by_one, in_runs = OffsetSyncQueue(max_offset_lag=lag), OffsetSyncQueue(max_offset_lag=lag)
+        upstream, downstream = rng.randint(0, 50), rng.randint(0, 50)
+        for _ in range(rng.randint(1, 6)):
+            length = rng.randint(1, 300)
+            ups, downs = list(range(upstream, upstream + length)), range(downstream, downstream + length)
+            due_one = [one_by_one.offer("t", 0, u, d) for u, d in zip(ups, downs, strict=True)]
+            assert in_runs.offer_run("t", 0, ups, downs) == any(due_one)
+            assert drained(in_runs) == drained(one_by_one)
+            # The next run may follow on, skip upstream records (compaction) or find the target truncated.
+            upstream += length + rng.choice([0, 0, 0, 3])
+            downstream = rng.choice([downstream + length, downstream + length, 0])
+        in_runs.promote_delayed()
+        one_by_one.promote_delayed()
+        assert drained(in_runs) == drained(one_by_one)  # the delayed sync of each run's last record too
+
+
 def test_records_not_on_the_target_are_skipped_in_a_run() -> None:
     queue = OffsetSyncQueue(max_offset_lag=100)
     assert queue.offer_run("t", 0, [5, 6, 7], [10, -1, 11])

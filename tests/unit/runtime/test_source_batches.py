@@ -8,7 +8,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from connect.api import Header, RecordMetadata, SourceRecord, SourceRecordBatch
+from connect.api import OFFSET_NOT_REPORTED, Header, RecordMetadata, SourceRecord, SourceRecordBatch
 from connect.api.converter import Converter
 from connect.api.data import STRING_SCHEMA
 from connect.converters import StringConverter
@@ -21,7 +21,7 @@ from connect.runtime.tasks.worker_source_task import WorkerSourceTask
 from tests.support.pipelines import record_pipeline
 from tests.support.source_fakes import DropTransformer, PickyConverter, ScriptedSourceTask
 from tests.support.waiting import wait_until
-from tests.support.worker_fakes import FakeBatchProducer, FakeProducer
+from tests.support.worker_fakes import FakeBatchProducer, FakeProducer, Produced
 
 TASK = ConnectorTaskId("src", 0)
 
@@ -90,6 +90,7 @@ class Harness:
         tolerance: ErrorTolerance = ErrorTolerance.NONE,
         transformer: Any = None,
         producer: FakeProducer | None = None,
+        runs_confirmed_by_last: bool = False,
     ) -> None:
         self.task = task or BatchTask()
         self.status = MemoryStatusStore("worker-1")
@@ -116,6 +117,7 @@ class Harness:
             offset_flush_interval_ms=60_000,
             offset_flush_timeout_ms=50,
             on_topic_used=self.topics.append,
+            runs_confirmed_by_last=runs_confirmed_by_last,
         )
 
     def offset(self, partition: str = "a") -> Any:
@@ -213,6 +215,55 @@ def test_a_batch_whose_delivery_failed_is_never_committed_to_the_task() -> None:
     h.run([lines(1, "a")], [lines(2, "b", "poison")])
     assert task.committed == [(["a"], [0])]
     assert h.offset() == {"line": 1}
+
+
+def numbered(first: int, *values: str, partition: int = 3) -> SourceRecordBatch:
+    batch = lines(first, *values)
+    batch.kafka_partition = partition
+    return batch
+
+
+def test_with_a_gap_less_producer_only_the_first_and_last_records_of_a_run_carry_a_delivery_report() -> None:
+    task = BatchCommittingTask()
+    h = Harness(task, producer=FakeProducer(gapless=True), runs_confirmed_by_last=True)
+    unnamed = lines(7, "x", "y", "z", partition="b")  # no Kafka partition: the producer's partitioner picks
+    h.run([numbered(1, "a", "b", "c", "d"), numbered(5, "e")], [unnamed])
+    reported = [(p.value, p.callback is not None) for p in h.producer.sent]
+    assert reported == [
+        (b"a", True), (b"b", False), (b"c", False), (b"d", True),  # a run: its ends
+        (b"e", True),  # a run of one
+        (b"x", True), (b"y", True), (b"z", True),  # each record: its partition is not known before it is sent
+    ]  # fmt: skip
+    assert task.committed == [(["a", "b", "c", "d"], [0, 1, 2, 3]), (["e"], [4]), (["x", "y", "z"], [0, 1, 2])]
+    assert h.offset() == {"line": 5} and h.offset("b") == {"line": 9}
+
+
+def test_a_gap_less_run_amid_which_another_producer_wrote_has_exact_ends_and_unreported_offsets_between() -> None:
+    task = BatchCommittingTask()
+    h = Harness(task, producer=FakeProducer(gapless=True), runs_confirmed_by_last=True)
+    h.producer.hold = True
+    h.runner.start_thread()
+    h.task.script.put([numbered(1, "a", "b", "c")])
+    wait_until(lambda: len(h.producer.in_flight) == 3, what="the run sent")
+    with h.producer.lock:  # another producer's record lands amid the run
+        h.producer.in_flight.insert(1, Produced("out", b"theirs", None, 3, 0, None, None))
+    h.producer.hold = False
+    wait_until(lambda: task.committed, what="the run acknowledged")
+    h.runner.stop()
+    assert h.runner.await_stop(10)
+    assert [p.value for p in h.producer.sent] == [b"a", b"theirs", b"b", b"c"]
+    assert task.committed == [(["a", "b", "c"], [0, OFFSET_NOT_REPORTED, 3])]
+    assert h.offset() == {"line": 3}
+
+
+def test_a_gap_less_run_with_a_failed_record_fails_the_task_and_is_never_committed() -> None:
+    task = BatchCommittingTask()
+    h = Harness(task, producer=FakeProducer(gapless=True), runs_confirmed_by_last=True)
+    h.producer.fail_values.add(b"poison")  # amid a run: its own report is not asked for, the last record's fails
+    h.run([numbered(1, "a", "b")], [numbered(3, "c", "poison", "d")])
+    assert task.committed == [(["a", "b"], [0, 1])]
+    assert h.offset() == {"line": 2}
+    assert h.state() is State.FAILED
 
 
 def test_a_conversion_error_with_tolerance_all_skips_only_that_record() -> None:

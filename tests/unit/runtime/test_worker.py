@@ -102,6 +102,16 @@ class BatchCountingSource(CountingSource):
         return BatchCountingSourceTask
 
 
+class BatchCommittingSourceTask(BatchCountingSourceTask):
+    def commit_batch(self, batch: SourceRecordBatch, offsets: Sequence[int]) -> None:
+        pass
+
+
+class BatchCommittingSource(CountingSource):
+    def task_class(self) -> type[SourceTask]:
+        return BatchCommittingSourceTask
+
+
 class CollectingSinkTask(SinkTask):
     received: list[SinkRecord]
 
@@ -154,6 +164,7 @@ class Fixture:
             plugins=PluginRegistry.of(
                 CountingSource,
                 BatchCountingSource,
+                BatchCommittingSource,
                 Filter,
                 CollectingSink,
                 StringConverter,
@@ -282,6 +293,21 @@ def test_only_tasks_that_send_columns_get_a_producer_for_batch_calls(fx: Fixture
         ConnectorTaskId("b", 0): True,
         ConnectorTaskId("t", 0): False,  # transforms need records
         ConnectorTaskId("r", 0): False,  # records one by one
+    }
+
+
+def test_tasks_that_take_each_batchs_offsets_and_tolerate_no_failure_get_a_gap_less_producer(fx: Fixture) -> None:
+    committing = {"name": "c", "connector.class": "BatchCommittingSource", "tasks.max": "1"}
+    tolerant = {**committing, "name": "t", "errors.tolerance": "all"}
+    counting = {**committing, "name": "b", "connector.class": "BatchCountingSource"}
+    for config in (committing, tolerant, counting):
+        task = ConnectorTaskId(config["name"], 0)
+        fx.worker.start_task(task, config, {"task": "0", "count": "1"}, TargetState.STARTED)
+        wait_until(lambda task=task: task in fx.clients.gapless, what=f"{task} built")  # type: ignore[misc]
+    assert fx.clients.gapless == {
+        ConnectorTaskId("c", 0): True,
+        ConnectorTaskId("t", 0): False,  # a tolerated failure must stay one record's, not end the producer
+        ConnectorTaskId("b", 0): False,  # no offsets wanted: failure reports only
     }
 
 

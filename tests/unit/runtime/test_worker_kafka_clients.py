@@ -3,6 +3,7 @@ internal clients) and the admin calls' errors and retries."""
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
@@ -16,8 +17,9 @@ from connect.api.errors import ConfigError, ConnectError, RetriableError
 from connect.api.records import TopicPartition
 from connect.runtime.config.worker_config import WorkerConfig
 from connect.runtime.domain.states import ConnectorTaskId
-from connect.runtime.kafka import KafkaAdmin, KafkaClients, TopicSpec, offset_lookup
+from connect.runtime.kafka import KafkaAdmin, KafkaClients, TopicSpec, confirms_runs, offset_lookup
 from connect.runtime.kafka.client_config import override_violations, sink_group_id, to_librdkafka
+from connect.runtime.kafka.gapless import ExperimentalWarningFilter
 
 TASK = ConnectorTaskId("orders", 2)
 
@@ -49,6 +51,32 @@ def test_worker_settings_override_defaults_and_connector_overrides_win() -> None
     config = factory.producer_config("p", {"producer.override.acks": "0", "consumer.override.x": "y"})
     assert (config["linger.ms"], config["acks"]) == ("50", "0")
     assert "x" not in config
+
+
+def test_a_gap_less_source_producer_is_idempotent_unless_the_user_decided_otherwise() -> None:
+    gapless = clients().source_producer_config(TASK, {}, gapless=True)
+    assert gapless["enable.idempotence"] == "true" and gapless["enable.gapless.guarantee"] == "true"
+    assert gapless["client.id"] == "connector-producer-orders-2" and confirms_runs(gapless)
+    assert not confirms_runs(clients().source_producer_config(TASK, {}))  # Kafka Connect's default: not idempotent
+
+    # The user's word on idempotence, at either layer, stands; so do settings idempotence cannot work with.
+    refused = [
+        clients(producer={"enable.idempotence": "false"}).source_producer_config(TASK, {}, gapless=True),
+        clients().source_producer_config(TASK, {"producer.override.enable.idempotence": "true"}, gapless=True),
+        clients().source_producer_config(TASK, {"producer.override.acks": "1"}, gapless=True),
+        clients(producer={"max.in.flight.requests.per.connection": "6"}).source_producer_config(TASK, {}, gapless=True),
+    ]
+    assert [config.get("enable.gapless.guarantee") for config in refused] == [None] * 4
+    assert not any(confirms_runs(config) for config in refused)
+
+    # Records that may time out may leave a gap the guarantee does not cover: the producer is gap-less, but its
+    # acknowledgement of a record no longer vouches for the ones before it.
+    timing_out = clients().source_producer_config(
+        TASK, {"producer.override.delivery.timeout.ms": "120000"}, gapless=True
+    )
+    assert timing_out["enable.gapless.guarantee"] == "true" and not confirms_runs(timing_out)
+    never = clients().source_producer_config(TASK, {"producer.override.delivery.timeout.ms": "0"}, gapless=True)
+    assert confirms_runs(never)
 
 
 def test_consumer_defaults_and_group() -> None:
@@ -335,3 +363,17 @@ def test_end_offsets_give_up_at_once_on_errors_no_retry_mends() -> None:
         KafkaAdmin(cast(Any, denied)).end_offsets([TP0], timeout=30)
     assert not isinstance(raised.value, RetriableError)
     assert denied.attempts == 1
+
+
+def test_librdkafkas_warning_that_the_gap_less_guarantee_is_experimental_is_not_logged(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.DEBUG, "connect.runtime.kafka.librdkafka")
+    producer = clients(producer={"bootstrap.servers": "127.0.0.1:9"}).producer(TASK, {}, gapless=True)
+    producer.poll(0.2)
+    librdkafka_lines = [r.getMessage() for r in caplog.records if r.name == "connect.runtime.kafka.librdkafka"]
+    assert not any("enable.gapless.guarantee" in line for line in librdkafka_lines)
+    other = logging.LogRecord(
+        "connect.runtime.kafka.librdkafka", logging.WARNING, "", 0, "CONFWARN [p] linger", (), None
+    )
+    assert ExperimentalWarningFilter().filter(other)  # the filter keeps librdkafka's other warnings
