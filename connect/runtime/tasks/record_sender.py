@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Collection, Iterator, Sequence
+from itertools import chain, repeat
 from typing import Any
 
 from connect.api.batch import SourceRecordBatch
@@ -173,9 +174,13 @@ class RecordSender:
             self.produce_records(batch[:], submitted, on_delivery)
             return
         partition = -1 if batch.kafka_partition is None else batch.kafka_partition
+        rows = zip(values, keys, timestamps, headers, strict=False)  # keys etc. may be endless
         if run_ends is not None:
-            run = zip(values, keys, timestamps, headers, strict=False)  # keys etc. may be endless
-            self._produce_run(batch, submitted, partition, run, run_ends)
+            # A run's first and last records report; the others go without a callback.
+            first, last = run_ends
+            self._produce_rows(
+                batch, submitted, partition, rows, chain((first,), repeat(None, len(values) - 2), (last,))
+            )
             return
         plain = batch.timestamps is None and batch.headers is None
         if self._produce_values is not None and not plain:
@@ -184,48 +189,26 @@ class RecordSender:
             key_column = None if batch.keys is None and batch.key_schema is None else keys
             if self._produce_value_column(batch, partition, values, key_column, on_delivery, submitted):  # type: ignore[arg-type]
                 return
-        produce = self.producer.produce
-        rows = enumerate(zip(values, keys, timestamps, headers, strict=False))  # keys etc. may be endless
-        index = -1
-        skipped = 0
-        while True:
-            try:
-                # One iterator across the retries: after a record that raised, the loop resumes past it.
-                for index, (value_bytes, key_bytes, timestamp, kafka_headers) in rows:  # noqa: B007
-                    try:
-                        # Positional, as in produce_records (docs/architecture.md, "Hot paths").
-                        produce(topic, value_bytes, key_bytes, partition, on_delivery, None, timestamp, kafka_headers)
-                    except BufferError:
-                        produced = Produced.of(topic, value_bytes, key_bytes, partition, timestamp, kafka_headers)
-                        self.produce_when_room(produced, on_delivery)
-                break
-            except Exception:
-                if not self.send_one_carefully(batch.record(index), submitted, on_delivery):
-                    skipped += 1
-        self.records_sent += len(values) - skipped
+        self._produce_rows(batch, submitted, partition, rows, repeat(on_delivery))
 
-    def _produce_run(
+    def _produce_rows(
         self,
         batch: SourceRecordBatch,
         submitted: SubmittedBatch,
         partition: int,
         rows: Iterator[tuple[Any, Any, Any, Any]],
-        run_ends: tuple[DeliveryCallback, DeliveryCallback],
+        callbacks: Iterator[DeliveryCallback | None],
     ) -> None:
-        """`produce_columns` with delivery reports for the run's first and last records alone. A record that
-        raises is redone alone under the error policy, which for such tasks tolerates no failure: it is sent,
-        or the batch fails."""
+        """Produce `batch`'s converted rows, each with the next of `callbacks`. A record that raises is redone
+        alone under the error policy (`send_one_carefully`); the loop resumes after it."""
         topic = batch.topic
-        first, last = run_ends
-        end = len(batch.values) - 1
         produce = self.producer.produce
-        numbered = enumerate(rows)
-        index, callback = -1, None
+        numbered = enumerate(zip(rows, callbacks, strict=False))  # callbacks may be endless
+        index, callback, skipped = -1, None, 0
         while True:
             try:
                 # One iterator across the retries: after a record that raised, the loop resumes past it.
-                for index, (value_bytes, key_bytes, timestamp, kafka_headers) in numbered:
-                    callback = first if index == 0 else last if index == end else None
+                for index, ((value_bytes, key_bytes, timestamp, kafka_headers), callback) in numbered:  # noqa: B007
                     try:
                         # Positional, as in produce_records (docs/architecture.md, "Hot paths").
                         produce(topic, value_bytes, key_bytes, partition, callback, None, timestamp, kafka_headers)
@@ -234,8 +217,9 @@ class RecordSender:
                         self.produce_when_room(produced, callback)
                 break
             except Exception:
-                self.send_one_carefully(batch.record(index), submitted, callback)
-        self.records_sent += end + 1
+                if not self.send_one_carefully(batch.record(index), submitted, callback):
+                    skipped += 1
+        self.records_sent += len(batch.values) - skipped
 
     def _produce_value_column(
         self,

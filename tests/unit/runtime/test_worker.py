@@ -281,14 +281,19 @@ def test_source_tasks_produce_and_store_offsets(fx: Fixture) -> None:
     assert fx.store.snapshot()[b'["src",{"task":"0"}]'] == b'{"n":2}'
 
 
+def start_and_build(fx: Fixture, *configs: dict[str, str]) -> None:
+    """Start task 0 of each connector config; return once each task's producer was made."""
+    for config in configs:
+        task = ConnectorTaskId(config["name"], 0)
+        fx.worker.start_task(task, config, {"task": "0", "count": "1"}, TargetState.STARTED)
+        wait_until(lambda task=task: task in fx.clients.producers, what=f"{task} built")  # type: ignore[misc]
+
+
 def test_only_tasks_that_send_columns_get_a_producer_for_batch_calls(fx: Fixture) -> None:
     batch_config = {"name": "b", "connector.class": "BatchCountingSource", "tasks.max": "1"}
     transformed = {**batch_config, "name": "t", "transforms": "f", "transforms.f.type": "Filter"}
     records = {**batch_config, "name": "r", "connector.class": "CountingSource"}
-    for config in (batch_config, transformed, records):
-        task = ConnectorTaskId(config["name"], 0)
-        fx.worker.start_task(task, config, {"task": "0", "count": "1"}, TargetState.STARTED)
-        wait_until(lambda task=task: task in fx.clients.batch_calls, what=f"{task} built")  # type: ignore[misc]
+    start_and_build(fx, batch_config, transformed, records)
     assert fx.clients.batch_calls == {
         ConnectorTaskId("b", 0): True,
         ConnectorTaskId("t", 0): False,  # transforms need records
@@ -300,10 +305,7 @@ def test_tasks_that_take_each_batchs_offsets_and_tolerate_no_failure_get_a_gap_l
     committing = {"name": "c", "connector.class": "BatchCommittingSource", "tasks.max": "1"}
     tolerant = {**committing, "name": "t", "errors.tolerance": "all"}
     counting = {**committing, "name": "b", "connector.class": "BatchCountingSource"}
-    for config in (committing, tolerant, counting):
-        task = ConnectorTaskId(config["name"], 0)
-        fx.worker.start_task(task, config, {"task": "0", "count": "1"}, TargetState.STARTED)
-        wait_until(lambda task=task: task in fx.clients.gapless, what=f"{task} built")  # type: ignore[misc]
+    start_and_build(fx, committing, tolerant, counting)
     assert fx.clients.gapless == {
         ConnectorTaskId("c", 0): True,
         ConnectorTaskId("t", 0): False,  # a tolerated failure must stay one record's, not end the producer
