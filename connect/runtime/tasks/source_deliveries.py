@@ -79,9 +79,10 @@ class SourceDeliveries:
         on_complete: Callable[[SourceRecordBatch, Sequence[int]], None],
     ) -> DeliveryCallback:
         """The callback of every record of `batch`, for a task that overrides `commit_batch`: collects each
-        acknowledged record's Kafka offset (-1 for a tolerated failure) and calls `on_complete` with them once
-        every record of the batch was reported. librdkafka reports a partition's records in the order they
-        were produced, so for a batch of one partition the offsets are in the batch's order."""
+        acknowledged record's Kafka offset (`OFFSET_NOT_WRITTEN` for a tolerated failure) and calls
+        `on_complete` with them once every record of the batch was reported. librdkafka reports a partition's
+        records in the order they were produced, so for a batch of one partition the offsets are in the batch's
+        order."""
         offsets: list[int] = []
         append = offsets.append
         expected = len(batch.values)
