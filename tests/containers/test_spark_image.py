@@ -11,7 +11,10 @@ from pathlib import Path
 import pytest
 
 from tests.containers.support import post_connector, start_worker
-from tests.e2e.spark_sink_workers import (
+from tests.fixtures.containers.plugin import ContainerRunner
+from tests.fixtures.hdfs.plugin import HdfsEndpoint
+from tests.fixtures.s3.plugin import S3Endpoint
+from tests.support.spark_sink_workers import (
     FLUSH_SIZE,
     PARTITIONS,
     SPARK_OPTIONS,
@@ -19,11 +22,8 @@ from tests.e2e.spark_sink_workers import (
     SequenceProducer,
     all_committed,
     assert_exactly_once,
+    new_bucket,
 )
-from tests.e2e.test_spark_sink_s3a import new_bucket
-from tests.fixtures.containers.plugin import ContainerRunner
-from tests.fixtures.hdfs.plugin import HdfsEndpoint
-from tests.fixtures.s3.plugin import S3Endpoint
 from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.containers

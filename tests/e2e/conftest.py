@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.spark_sink_workers import SinkWorker
-from tests.e2e.test_distributed_support import Cluster, cluster_factory
-from tests.e2e.test_mirror_dedicated import MirrorNode
+from tests.support.distributed_workers import Cluster, cluster_factory
+from tests.support.mirror_nodes import MirrorNode
+from tests.support.spark_sink_workers import SinkWorker
 
 
 @pytest.fixture

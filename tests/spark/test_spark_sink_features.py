@@ -27,7 +27,7 @@ from connect.api.data import (
 )
 from spark_sink.faults import CommitStep
 from spark_sink.gathering import GATHER_ROWS
-from tests.spark.conftest import (
+from tests.support.spark_harness import (
     BASE_TIME_MS,
     SinkHarness,
     interleave,

@@ -56,7 +56,7 @@ from spark_sink.handoff import (
 )
 from spark_sink.spark_job import Layout, staged_files, write_job
 from spark_sink.storage.hadoop import HadoopStorage
-from tests.spark.conftest import BASE_TIME_MS, SinkHarness, json_records
+from tests.support.spark_harness import BASE_TIME_MS, SinkHarness, json_records
 
 pytestmark = pytest.mark.spark
 

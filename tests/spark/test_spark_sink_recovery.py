@@ -12,7 +12,7 @@ import pytest
 from connect.api import ConnectError, TopicPartition
 from spark_sink.faults import CommitStep
 from spark_sink.layout import GROUP_COLUMN
-from tests.spark.conftest import SinkHarness, json_records, offsets_by_partition, read_dataset
+from tests.support.spark_harness import SinkHarness, json_records, offsets_by_partition, read_dataset
 
 pytestmark = pytest.mark.spark
 

@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from connect.api import TopicPartition
-from tests.spark.conftest import SinkHarness, interleave, json_records, offsets_by_partition, read_dataset
+from tests.support.spark_harness import SinkHarness, interleave, json_records, offsets_by_partition, read_dataset
 
 pytestmark = pytest.mark.spark
 

@@ -6,23 +6,15 @@ import os
 import signal
 import subprocess
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 from bench.procs import ProcessSet, tree_cpu_seconds, tree_pss_bytes, tree_rss_bytes
 from bench.reaper import apply
+from tests.support.waiting import wait_until
 
 REPO = Path(__file__).resolve().parents[3]
 # A shell whose own child (a grandchild of the harness) keeps running: process-group signalling must reach it.
 FAMILY = ["sh", "-c", "sleep 300 & echo $! > grandchild.pid; wait"]
-
-
-def wait_for(condition: Callable[[], bool], timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "condition not reached in time"
-        time.sleep(0.02)
 
 
 def running(pid: int) -> bool:
@@ -35,7 +27,7 @@ def running(pid: int) -> bool:
 
 def grandchild(directory: Path) -> int:
     pid_file = directory / "grandchild.pid"
-    wait_for(lambda: pid_file.exists() and pid_file.read_text().strip().isdigit())
+    wait_until(lambda: pid_file.exists() and pid_file.read_text().strip().isdigit(), 20)
     return int(pid_file.read_text())
 
 
@@ -45,7 +37,7 @@ def test_leaving_the_set_ends_every_process_it_started_and_their_children(tmp_pa
         child = grandchild(tmp_path)
         assert running(leader.pid) and running(child)
     assert not leader.alive()
-    wait_for(lambda: not running(child))
+    wait_until(lambda: not running(child), 20)
 
 
 def test_a_kill_ends_the_whole_group_at_once(tmp_path: Path) -> None:
@@ -54,7 +46,7 @@ def test_a_kill_ends_the_whole_group_at_once(tmp_path: Path) -> None:
         child = grandchild(tmp_path)
         processes.kill(leader)
         assert leader.returncode == -signal.SIGKILL
-        wait_for(lambda: not running(child))
+        wait_until(lambda: not running(child), 20)
 
 
 HARNESS = """
@@ -74,11 +66,11 @@ def test_the_reaper_ends_the_groups_of_a_harness_killed_with_sigkill(tmp_path: P
         [sys.executable, "-c", HARNESS.format(family=FAMILY), str(tmp_path)], cwd=REPO, start_new_session=True
     )
     try:
-        wait_for(lambda: (tmp_path / "spawned").exists())
+        wait_until(lambda: (tmp_path / "spawned").exists(), 20)
         child = grandchild(tmp_path)
         os.kill(harness.pid, signal.SIGKILL)
         harness.wait(10)
-        wait_for(lambda: not running(child))
+        wait_until(lambda: not running(child), 20)
     finally:
         if harness.poll() is None:
             harness.kill()

@@ -20,6 +20,7 @@ from connect.runtime.stores import ClusterConfigState, ConfigChange, ConfigLogSt
 from connect.runtime.stores import config_records as records
 from connect.runtime.stores.memory_status_store import MemoryStatusStore
 from connectors.datagen.connector import DatagenConnector
+from tests.support.waiting import wait_until
 from workers.distributed.coordinator import Coordinator
 from workers.distributed.coordinator_settings import Identity, Timing
 from workers.distributed.generations import Generations
@@ -285,14 +286,6 @@ class Harness:
         self.coordinator.slots_changed()
 
 
-def wait_until(condition: Callable[[], object], what: str, timeout: float = 5.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.01)
-
-
 @pytest.fixture
 def harness() -> Iterator[Harness]:
     h = Harness()
@@ -313,7 +306,7 @@ def test_claimed_slots_run_what_is_placed_in_them_and_nothing_else(harness: Harn
 
     harness.coordinator.slots_assigned(frozenset({0, 1}))
 
-    wait_until(lambda: harness.worker.running() == {"gen", "gen-0"}, "gen and gen-0 to run here")
+    wait_until(lambda: harness.worker.running() == {"gen", "gen-0"}, 5.0, "gen and gen-0 to run here")
     assert set(harness.coordinator.claimed_slots()) == {0, 1}
     assert harness.slots.claims()[0].worker == ME
 
@@ -324,11 +317,11 @@ def test_a_new_task_config_generation_restarts_the_task(harness: Harness) -> Non
     harness.config.put_task_configs("gen", [{"n": "0"}], epoch=0)
     harness.slots.place({connector_unit("gen"): 2, task(0): 1})
     harness.coordinator.slots_assigned(frozenset({0, 1}))
-    wait_until(lambda: harness.worker.running() == {"gen-0"}, "gen-0 to run")
+    wait_until(lambda: harness.worker.running() == {"gen-0"}, 5.0, "gen-0 to run")
 
     harness.config.put_task_configs("gen", [{"n": "0"}], epoch=0)
 
-    wait_until(lambda: harness.worker.started.count("gen-0") == 2, "gen-0 to start again")
+    wait_until(lambda: harness.worker.started.count("gen-0") == 2, 5.0, "gen-0 to start again")
     assert harness.worker.running() == {"gen-0"}
 
 
@@ -339,7 +332,7 @@ def test_the_connector_here_writes_its_task_configs_with_its_ownership_epoch(har
 
     harness.coordinator.slots_assigned(frozenset({0, 1}))
 
-    wait_until(lambda: harness.config.task_config_writes, "task configs to be written")
+    wait_until(lambda: harness.config.task_config_writes, 5.0, "task configs to be written")
     name, count, epoch = harness.config.task_config_writes[0]
     assert (name, count) == ("gen", 2)
     # The worker's registration written just before it started the connector.
@@ -355,7 +348,7 @@ def test_revoked_slots_are_stopped_before_the_callback_returns(harness: Harness)
     harness.config.put_task_configs("gen", [{"n": "0"}, {"n": "1"}], epoch=0)
     harness.slots.place({connector_unit("gen"): 0, task(0): 1, task(1): 2})
     harness.coordinator.slots_assigned(frozenset(range(SLOTS)))
-    wait_until(lambda: harness.worker.running() == {"gen", "gen-0", "gen-1"}, "everything to run")
+    wait_until(lambda: harness.worker.running() == {"gen", "gen-0", "gen-1"}, 5.0, "everything to run")
 
     harness.coordinator.slots_revoked(frozenset({1, 2}))
 
@@ -369,11 +362,11 @@ def test_a_slot_claimed_by_another_worker_since_is_given_up(harness: Harness) ->
     harness.config.put_task_configs("gen", [{"n": "0"}, {"n": "1"}], epoch=0)
     harness.slots.place({connector_unit("gen"): 2, task(0): 3, task(1): 1})
     harness.coordinator.slots_assigned(frozenset({0, 1, 3}))
-    wait_until(lambda: harness.worker.running() == {"gen-0", "gen-1"}, "both tasks to run")
+    wait_until(lambda: harness.worker.running() == {"gen-0", "gen-1"}, 5.0, "both tasks to run")
 
     harness.other_claims(3)
 
-    wait_until(lambda: harness.worker.running() == {"gen-1"}, "gen-0 to stop")
+    wait_until(lambda: harness.worker.running() == {"gen-1"}, 5.0, "gen-0 to stop")
     assert 3 not in harness.coordinator.claimed_slots()
     harness.coordinator.slots_lost(frozenset({3}))  # the group's word follows
     time.sleep(0.8)  # longer than reclaim_after: a slot the group took away is not claimed again
@@ -387,13 +380,13 @@ def test_a_slot_the_group_still_gives_this_worker_after_a_stray_claim_is_claimed
     harness.slots.place({connector_unit("gen"): 2, task(0): 3})
     harness.other_claims(2)
     harness.coordinator.slots_assigned(frozenset({0, 1, 3}))
-    wait_until(lambda: harness.worker.running() == {"gen-0"}, "gen-0 to run")
+    wait_until(lambda: harness.worker.running() == {"gen-0"}, 5.0, "gen-0 to run")
 
     harness.other_claims(3)  # a late claim: the group never took slot 3 from this worker
-    wait_until(lambda: "gen-0" not in harness.worker.running(), "gen-0 to stop at once")
+    wait_until(lambda: "gen-0" not in harness.worker.running(), 5.0, "gen-0 to stop at once")
 
-    wait_until(lambda: harness.slots.claims()[3].worker == ME, "slot 3 claimed again after reclaim_after")
-    wait_until(lambda: harness.worker.running() == {"gen-0"}, "gen-0 to run again")
+    wait_until(lambda: harness.slots.claims()[3].worker == ME, 5.0, "slot 3 claimed again after reclaim_after")
+    wait_until(lambda: harness.worker.running() == {"gen-0"}, 5.0, "gen-0 to run again")
 
 
 def test_a_unit_moved_here_waits_until_its_former_worker_applied_the_move(harness: Harness) -> None:
@@ -402,17 +395,17 @@ def test_a_unit_moved_here_waits_until_its_former_worker_applied_the_move(harnes
     harness.config.put_task_configs("gen", [{"n": "0"}], epoch=0)
     harness.slots.place({connector_unit("gen"): 2, task(0): 3})
     harness.coordinator.slots_assigned(frozenset({0, 1}))
-    wait_until(lambda: harness.coordinator.claimed_slots().keys() == {0, 1}, "slots 0 and 1 claimed")
+    wait_until(lambda: harness.coordinator.claimed_slots().keys() == {0, 1}, 5.0, "slots 0 and 1 claimed")
 
     # The other worker is still starting gen-0 (an exactly-once task fencing its producer reports nothing
     # for seconds), so no status tells this worker anything: only the other's word that it applied the move.
     harness.slots.others_apply = False
     harness.slots.place({connector_unit("gen"): 2, task(0): 1})
-    wait_until(lambda: harness.slots.applied().get(ME) == harness.slots.placement().offset, "this worker to apply")
+    wait_until(lambda: harness.slots.applied().get(ME) == harness.slots.placement().offset, 5.0, "this worker to apply")
     assert "gen-0" not in harness.worker.running()
 
     harness.slots.report_applied(OTHER, harness.slots.placement().offset, 1.0)
-    wait_until(lambda: harness.worker.running() == {"gen-0"}, "gen-0 to start here once stopped there")
+    wait_until(lambda: harness.worker.running() == {"gen-0"}, 5.0, "gen-0 to start here once stopped there")
 
 
 def test_a_worker_that_never_confirms_a_move_is_waited_for_only_up_to_the_handoff_timeout() -> None:
@@ -425,9 +418,9 @@ def test_a_worker_that_never_confirms_a_move_is_waited_for_only_up_to_the_handof
         h.slots.others_apply = False
         h.slots.place({connector_unit("gen"): 2, task(0): 1})
         h.coordinator.slots_assigned(frozenset({0, 1}))
-        wait_until(lambda: h.coordinator.claimed_slots().keys() == {0, 1}, "slots 0 and 1 claimed")
+        wait_until(lambda: h.coordinator.claimed_slots().keys() == {0, 1}, 5.0, "slots 0 and 1 claimed")
         assert "gen-0" not in h.worker.running()
-        wait_until(lambda: h.worker.running() == {"gen-0"}, "gen-0 to start after the hand-off timeout")
+        wait_until(lambda: h.worker.running() == {"gen-0"}, 5.0, "gen-0 to start after the hand-off timeout")
     finally:
         h.coordinator.stop()
 
@@ -438,14 +431,14 @@ def test_a_restart_request_restarts_only_the_failed_instances_here(harness: Harn
     harness.config.put_task_configs("gen", [{"n": "0"}, {"n": "1"}], epoch=0)
     harness.slots.place({connector_unit("gen"): 3, task(0): 1, task(1): 2})
     harness.coordinator.slots_assigned(frozenset({0, 1, 2}))
-    wait_until(lambda: harness.worker.running() == {"gen-0", "gen-1"}, "the local tasks to run")
+    wait_until(lambda: harness.worker.running() == {"gen-0", "gen-1"}, 5.0, "the local tasks to run")
     harness.status.on_task_failure(task(1), "boom")
 
     harness.config.write(
         records.restart_key("gen"), records.restart_value(RestartRequest("gen", only_failed=True, include_tasks=True))
     )
 
-    wait_until(lambda: harness.worker.started.count("gen-1") == 2, "gen-1 to restart")
+    wait_until(lambda: harness.worker.started.count("gen-1") == 2, 5.0, "gen-1 to restart")
     assert harness.worker.started.count("gen-0") == 1
     assert harness.status.task_status(task(1)).state is State.RUNNING  # type: ignore[union-attr]
 
@@ -453,18 +446,18 @@ def test_a_restart_request_restarts_only_the_failed_instances_here(harness: Harn
 def test_the_owner_of_slot_zero_places_new_work_and_a_pause_reaches_the_tasks(harness: Harness) -> None:
     harness.other_claims(2, 3)
     harness.coordinator.slots_assigned(frozenset({0, 1}))
-    wait_until(lambda: harness.coordinator.claimed_slots().keys() == {0, 1}, "slots 0 and 1 claimed")
+    wait_until(lambda: harness.coordinator.claimed_slots().keys() == {0, 1}, 5.0, "slots 0 and 1 claimed")
 
     harness.config.put_connector("gen", DATAGEN)
 
-    wait_until(lambda: len(harness.slots.placement().slots) == 3, "the connector and its 2 tasks to be placed")
+    wait_until(lambda: len(harness.slots.placement().slots) == 3, 5.0, "the connector and its 2 tasks to be placed")
     placed = harness.slots.placement().slots
     owners = harness.slots.owners()
     assert sorted(owners[placed[task(n)]] for n in (0, 1)) == [ME, OTHER]
-    wait_until(lambda: len(harness.worker.running()) == 2, "this worker's share to run")
+    wait_until(lambda: len(harness.worker.running()) == 2, 5.0, "this worker's share to run")
 
     harness.config.write(records.target_state_key("gen"), records.target_state_value(TargetState.PAUSED))
-    wait_until(lambda: harness.worker.target_states.get("gen") is TargetState.PAUSED, "the pause")
+    wait_until(lambda: harness.worker.target_states.get("gen") is TargetState.PAUSED, 5.0, "the pause")
 
 
 def test_an_exactly_once_connector_fences_the_previous_generation_before_committing_a_new_one() -> None:
@@ -482,7 +475,7 @@ def test_an_exactly_once_connector_fences_the_previous_generation_before_committ
 
         eos.coordinator.slots_assigned(frozenset({0, 1}))
 
-        wait_until(lambda: len(config_writes) == 2, "the task configs and the new count")
+        wait_until(lambda: len(config_writes) == 2, 5.0, "the task configs and the new count")
         assert fenced == [("gen", 3, 0)]  # before anything of the new generation was written
         assert config_writes[1] == ("tasks-fencing-gen", 2, -1)
         assert eos.config.snapshot().task_count_records["gen"] == 2
@@ -496,7 +489,7 @@ def test_a_task_may_start_exactly_once_only_while_it_is_still_ours(harness: Harn
     harness.config.put_task_configs("gen", [{"n": "0"}], epoch=0)
     harness.slots.place({connector_unit("gen"): 2, task(0): 1})
     harness.coordinator.slots_assigned(frozenset({0, 1}))
-    wait_until(lambda: harness.worker.running() == {"gen-0"}, "gen-0 to run")
+    wait_until(lambda: harness.worker.running() == {"gen-0"}, 5.0, "gen-0 to run")
 
     harness.coordinator.check_ownership(task(0))
     with pytest.raises(ConnectError, match="no longer assigned"):
@@ -512,12 +505,12 @@ def test_statuses_carry_the_generation_their_unit_was_started_under(harness: Har
     harness.config.put_task_configs("gen", [{"n": "0"}], epoch=0)
     harness.slots.place({connector_unit("gen"): 2, task(0): 1})
     harness.coordinator.slots_assigned(frozenset({0, 1}))
-    wait_until(lambda: harness.worker.running() == {"gen-0"}, "gen-0 to run")
+    wait_until(lambda: harness.worker.running() == {"gen-0"}, 5.0, "gen-0 to run")
     first = harness.coordinator.generation
 
     harness.config.put_connector("more", {**DATAGEN, "name": "more"})
     harness.slots.place({connector_unit("gen"): 2, task(0): 1, connector_unit("more"): 0})
-    wait_until(lambda: "more" in harness.worker.running(), "the second connector to run")
+    wait_until(lambda: "more" in harness.worker.running(), 5.0, "the second connector to run")
 
     assert first < (harness.coordinator.generation_of("more", None) or -1) <= harness.coordinator.generation
     assert harness.coordinator.generation_of("gen", 0) == first
@@ -538,13 +531,13 @@ def test_the_owner_of_slot_zero_deletes_the_statuses_of_a_connector_deleted_whil
     for n in (0, 1):
         harness.status.task_on(task(n), State.RUNNING, OTHER)
     harness.coordinator.slots_assigned(frozenset({0, 1}))
-    wait_until(lambda: harness.coordinator.claimed_slots().keys() == {0, 1}, "slots 0 and 1 claimed")
+    wait_until(lambda: harness.coordinator.claimed_slots().keys() == {0, 1}, 5.0, "slots 0 and 1 claimed")
     time.sleep(0.2)
     assert harness.status.tombstoned == []  # backed by the config log: left alone
 
     harness.config.remove_connector("gen")  # OTHER, which ran it, is gone and writes nothing
 
-    wait_until(lambda: sorted(map(str, harness.status.tombstoned)) == ["gen", "gen-0", "gen-1"], "the tombstones")
+    wait_until(lambda: sorted(map(str, harness.status.tombstoned)) == ["gen", "gen-0", "gen-1"], 5.0, "the tombstones")
     assert harness.status.all() == []
     assert connector_unit("gen") not in harness.slots.placement().slots
 
@@ -560,7 +553,7 @@ def test_a_task_dropped_by_a_smaller_task_set_loses_its_status(harness: Harness)
 
     harness.config.put_task_configs("gen", [{"n": "0"}], epoch=0)
 
-    wait_until(lambda: harness.status.tombstoned == [task(1)], "gen-1's tombstone")
+    wait_until(lambda: harness.status.tombstoned == [task(1)], 5.0, "gen-1's tombstone")
     assert harness.status.task_status(task(0)) is not None
 
 
@@ -569,7 +562,7 @@ def test_a_recreated_connector_is_a_new_incarnation_started_from_a_placement_dec
 ) -> None:
     harness.coordinator.slots_assigned(frozenset(range(SLOTS)))
     harness.config.put_connector("gen", DATAGEN)
-    wait_until(lambda: harness.worker.running() == {"gen", "gen-0", "gen-1"}, "gen and its tasks to run here")
+    wait_until(lambda: harness.worker.running() == {"gen", "gen-0", "gen-1"}, 5.0, "gen and its tasks to run here")
     placed = dict(harness.slots.placement().slots)
 
     generated = [{**DATAGEN, "task.number": str(n)} for n in (0, 1)]
@@ -578,8 +571,8 @@ def test_a_recreated_connector_is_a_new_incarnation_started_from_a_placement_dec
         harness.config.put_connector("gen", DATAGEN)  # the very same config, and the same tasks
         harness.config.put_task_configs("gen", generated, epoch=0)
 
-    wait_until(lambda: harness.worker.started.count("gen") == 2, "the new incarnation's connector instance")
-    wait_until(lambda: harness.worker.running() == {"gen", "gen-0", "gen-1"}, "its tasks")
+    wait_until(lambda: harness.worker.started.count("gen") == 2, 5.0, "the new incarnation's connector instance")
+    wait_until(lambda: harness.worker.running() == {"gen", "gen-0", "gen-1"}, 5.0, "its tasks")
     assert harness.slots.placement().config_offset > deleted_at
     assert harness.slots.placement().slots == placed  # decided anew, in the same place
     for unit in ("gen", "gen-0", "gen-1"):
@@ -594,14 +587,14 @@ def test_a_placement_decided_before_a_deletion_starts_nothing_of_the_recreated_c
     harness.config.put_task_configs("gen", [{"n": "0"}], epoch=0)
     harness.slots.place({connector_unit("gen"): 3, task(0): 1}, config_offset=harness.config.snapshot().offset)
     harness.coordinator.slots_assigned(frozenset({1, 2}))
-    wait_until(lambda: harness.worker.running() == {"gen-0"}, "gen-0 to run")
+    wait_until(lambda: harness.worker.running() == {"gen-0"}, 5.0, "gen-0 to run")
 
     harness.config.remove_connector("gen")
     harness.config.put_connector("gen", DATAGEN)
     harness.config.put_task_configs("gen", [{"n": "0"}], epoch=0)
-    wait_until(lambda: harness.worker.running() == set(), "the old gen-0 to stop")
+    wait_until(lambda: harness.worker.running() == set(), 5.0, "the old gen-0 to stop")
     time.sleep(0.3)
     assert harness.worker.running() == set()  # the old placement says nothing about the new gen-0
 
     harness.slots.place({connector_unit("gen"): 3, task(0): 1}, config_offset=harness.config.snapshot().offset)
-    wait_until(lambda: harness.worker.running() == {"gen-0"}, "the new gen-0 to start")
+    wait_until(lambda: harness.worker.running() == {"gen-0"}, 5.0, "the new gen-0 to start")

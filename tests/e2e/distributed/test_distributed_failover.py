@@ -1,0 +1,194 @@
+"""Three `kconnect worker` processes running 2 connectors x 6 tasks, one of them killed, stopped or frozen.
+
+Driven only through REST and signals, with a session timeout of 3 s (heartbeat 0.5 s), and once with
+Kafka Connect's defaults (10 s, 3 s). Statuses are read from a surviving worker; the task instances' run
+files (test_distributed_plugins) show when each instance ran in which process, so that "no task ran on
+two workers at once" is checked against what the processes did, not against statuses.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from collections import Counter
+from collections.abc import Callable
+
+import pytest
+
+from tests.support.distributed_workers import (
+    HEARTBEAT_MS,
+    SESSION_MS,
+    Cluster,
+    WorkerProcess,
+    datagen_config,
+    make_topic,
+    overlaps,
+    per_worker,
+    sink_config,
+    topic_keys,
+)
+from tests.support.processes import task_processes_of
+from tests.support.recording_plugins import read_runs
+from tests.support.waiting import wait_until
+
+pytestmark = pytest.mark.e2e
+
+S, H = SESSION_MS / 1000, HEARTBEAT_MS / 1000
+CONNECTORS = ["src", "sink"]
+TASKS = 12
+
+
+def running_balanced(cluster: Cluster) -> tuple[Cluster, dict[str, str], str]:
+    """Three workers running 2 connectors x 6 tasks, 4 tasks each; also returns the source's topic."""
+    topic = make_topic(cluster.bootstrap, 6)
+    cluster.create("src", datagen_config(cluster, topic, rate=120))
+    cluster.create("sink", sink_config(cluster, topic), via=cluster.workers[1])
+    owners = wait_until(
+        lambda: cluster.balanced_on(CONNECTORS, TASKS, cluster.workers), 60, "12 tasks RUNNING, 4 on each worker"
+    )
+    assert sorted(per_worker(owners).values()) == [4, 4, 4]
+    return cluster, owners, topic
+
+
+def victim_and_survivors(cluster: Cluster) -> tuple[WorkerProcess, list[WorkerProcess]]:
+    victim = cluster.workers[1]
+    return victim, [w for w in cluster.workers if w is not victim]
+
+
+def time_until_all_run_on(cluster: Cluster, survivors: list[WorkerProcess], since: float, timeout: float) -> float:
+    wait_until(
+        lambda: cluster.running_on(CONNECTORS, TASKS, survivors, via=survivors[0]),
+        timeout,
+        "every task RUNNING on a survivor",
+        interval=0.02,
+    )
+    return time.monotonic() - since
+
+
+@pytest.mark.parametrize("isolation", ["thread", "process"])
+def test_a_killed_workers_tasks_run_on_the_survivors_within_the_session_timeout(
+    clusters: Callable[..., Cluster], isolation: str
+) -> None:
+    # With task processes, the killed worker's task processes must stop before the survivors start them.
+    cluster, _, _ = running_balanced(clusters(3, task_isolation=isolation))
+    victim, survivors = victim_and_survivors(cluster)
+
+    started = time.monotonic()
+    killed_at = victim.signal(signal.SIGKILL)
+    took = time_until_all_run_on(cluster, survivors, started, 30)
+    print("measured failover_s:", round(took, 3))
+
+    assert took <= S + H + 2, f"failover took {took:.2f} s, bound S + H + 2 = {S + H + 2:.1f} s\n{cluster.logs()}"
+    assert overlaps(read_runs(cluster.runs), {victim.pid: killed_at}) == []
+    owners = wait_until(
+        lambda: cluster.balanced_on(CONNECTORS, TASKS, survivors, via=survivors[0]), 30, "6 tasks on each survivor"
+    )
+    assert sorted(per_worker(owners).values()) == [6, 6]
+
+
+def test_a_stopped_worker_hands_its_tasks_over_within_five_seconds(clusters: Callable[..., Cluster]) -> None:
+    cluster, _, _ = running_balanced(clusters(3))
+    victim, survivors = victim_and_survivors(cluster)
+
+    started = time.monotonic()
+    victim.signal(signal.SIGTERM)
+    took = time_until_all_run_on(cluster, survivors, started, 30)
+    print("measured handover_s:", round(took, 3))
+
+    assert took <= 5.0, f"handover took {took:.2f} s\n{cluster.logs()}"
+    assert victim.wait_exit(30) == 0, victim.log_tail()
+    runs = read_runs(cluster.runs)
+    assert all(run.stop is not None for run in runs if run.pid == victim.pid), "a task was not stopped cleanly"
+    assert overlaps(runs, {}) == []
+
+
+def test_a_frozen_worker_stops_its_tasks_when_it_thaws_and_rejoins(clusters: Callable[..., Cluster]) -> None:
+    # Exactly-once sources: the frozen worker's source tasks are fenced by their transactional ids.
+    cluster, owners, topic = running_balanced(clusters(3, exactly_once_source_support="enabled"))
+    victim, survivors = victim_and_survivors(cluster)
+    frozen_tasks = {task for task, worker in owners.items() if worker == victim.worker_id}
+
+    started = time.monotonic()
+    frozen_at = victim.signal(signal.SIGSTOP)
+    took = time_until_all_run_on(cluster, survivors, started, 30)
+    print("measured frozen_failover_s:", round(took, 3))
+    assert took <= S + H + 2, f"failover from a frozen worker took {took:.2f} s\n{cluster.logs()}"
+    # Stay frozen well past the session timeout, so that the worker certainly finds itself evicted.
+    wait_until(lambda: time.monotonic() - started > S + 2, 10, "the freeze to outlast the session timeout")
+    thawed_at = victim.signal(signal.SIGCONT)
+
+    def zombie_runs_stopped() -> bool:
+        runs = [r for r in read_runs(cluster.runs) if r.pid == victim.pid]
+        return bool(runs) and all(r.stop is not None for r in runs)
+
+    wait_until(zombie_runs_stopped, 15, "the thawed worker to stop every task it ran")
+    last_stop = max(r.stop or 0.0 for r in read_runs(cluster.runs) if r.pid == victim.pid)
+    print("measured zombie_stop_s:", round(last_stop - thawed_at, 3))
+    zombie_runs = [r for r in read_runs(cluster.runs) if r.pid == victim.pid and r.start < frozen_at]
+    assert {r.task for r in zombie_runs if r.stop is not None and r.stop >= thawed_at} >= frozen_tasks
+    # With effect: the thawed worker's sink tasks handed nothing more to the sink once it was evicted.
+    late_puts = [(r.task, p - thawed_at) for r in zombie_runs for p in r.puts if p >= thawed_at]
+    assert late_puts == [], f"the thawed worker's sink tasks still wrote: {late_puts}"
+
+    def rejoined_owners() -> dict[str, str] | None:
+        owners = cluster.balanced_on(CONNECTORS, TASKS, cluster.workers, via=survivors[0])
+        return owners if owners is not None and victim.worker_id in owners.values() else None
+
+    rejoined = wait_until(rejoined_owners, 30, "the thawed worker to rejoin and run its share again")
+    assert sorted(per_worker(rejoined).values()) == [4, 4, 4]
+    # With effect, sources: nothing the frozen worker's source tasks sent after their successors took over
+    # was committed; every record a read_committed consumer sees was written exactly once.
+    committed = Counter(topic_keys(cluster.bootstrap, topic, committed_only=True))
+    assert committed and max(committed.values()) == 1, [k for k, n in committed.items() if n > 1][:10]
+
+
+def test_a_frozen_workers_task_processes_stop_their_tasks_before_the_survivors_take_over(
+    clusters: Callable[..., Cluster],
+) -> None:
+    # Task processes are not frozen with their worker: they stop their tasks when it falls silent.
+    cluster, _, _ = running_balanced(clusters(3, task_isolation="process"))
+    victim, survivors = victim_and_survivors(cluster)
+    task_processes = task_processes_of(victim.pid)
+    # Its 4 tasks share task.processes.max processes (by default one per core).
+    assert len(task_processes) == min(4, os.cpu_count() or 1), task_processes
+
+    started = time.monotonic()
+    victim.signal(signal.SIGSTOP)
+    try:
+        time_until_all_run_on(cluster, survivors, started, 30)
+
+        def zombie_runs_stopped() -> bool:
+            runs = [r for r in read_runs(cluster.runs) if r.pid in task_processes]
+            return bool(runs) and all(r.stop is not None for r in runs)
+
+        wait_until(zombie_runs_stopped, 10, "the frozen worker's task processes to stop their tasks")
+        assert overlaps(read_runs(cluster.runs), {}) == []
+    finally:
+        victim.signal(signal.SIGCONT)
+
+    def rejoined_owners() -> dict[str, str] | None:
+        owners = cluster.balanced_on(CONNECTORS, TASKS, cluster.workers, via=survivors[0])
+        return owners if owners is not None and victim.worker_id in owners.values() else None
+
+    try:
+        rejoined = wait_until(rejoined_owners, 30, "the thawed worker to rejoin and run its share again")
+    except AssertionError:
+        print(victim.log_tail(150))
+        print(cluster.status("src", via=survivors[0]), cluster.status("sink", via=survivors[0]))
+        raise
+    assert sorted(per_worker(rejoined).values()) == [4, 4, 4]
+
+
+def test_failover_with_kafka_connects_default_session_timeout(clusters: Callable[..., Cluster]) -> None:
+    """session.timeout.ms=10000 and heartbeat.interval.ms=3000 (Kafka Connect's defaults): S - H <= T <= S + H + 2."""
+    cluster, _, _ = running_balanced(clusters(3, session_timeout_ms="10000", heartbeat_interval_ms="3000"))
+    victim, survivors = victim_and_survivors(cluster)
+
+    started = time.monotonic()
+    killed_at = victim.signal(signal.SIGKILL)
+    took = time_until_all_run_on(cluster, survivors, started, 60)
+    print("measured default_failover_s:", round(took, 3))
+
+    assert 10 - 3 <= took <= 10 + 3 + 2, f"failover took {took:.2f} s\n{cluster.logs()}"
+    assert overlaps(read_runs(cluster.runs), {victim.pid: killed_at}) == []
