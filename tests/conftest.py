@@ -1,6 +1,7 @@
 """Fixture plugins shared by every test tier."""
 
 pytest_plugins = [
+    "tests.fixtures.groups",
     "tests.fixtures.lifetimes",
     "tests.fixtures.kafka",
     "tests.fixtures.hdfs.plugin",

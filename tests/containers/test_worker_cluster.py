@@ -12,7 +12,7 @@ from tests.fixtures.containers.plugin import ContainerRunner
 from tests.fixtures.kafka import new_topic
 from tests.support.waiting import wait_until
 
-pytestmark = pytest.mark.containers
+pytestmark = [pytest.mark.containers, pytest.mark.timed]
 
 SESSION_MS = 6000
 HEARTBEAT_MS = 1000

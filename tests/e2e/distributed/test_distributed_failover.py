@@ -32,7 +32,7 @@ from tests.support.processes import task_processes_of
 from tests.support.recording_plugins import read_runs
 from tests.support.waiting import wait_until
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.timed]
 
 S, H = SESSION_MS / 1000, HEARTBEAT_MS / 1000
 CONNECTORS = ["src", "sink"]

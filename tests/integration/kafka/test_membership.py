@@ -24,7 +24,7 @@ from workers.distributed.clients import membership_consumer_factory
 from workers.distributed.membership import Membership
 from workers.distributed.settings import DistributedSettings
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.timed]
 
 SLOTS = 64
 SESSION_MS = 3000

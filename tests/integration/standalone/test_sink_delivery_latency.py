@@ -22,7 +22,7 @@ from connect.runtime.worker import Worker
 from connectors.file.sink import FileStreamSinkConnector
 from tests.support.waiting import wait_until
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.timed]
 
 # Well below the consume timeouts used here (10 s), well above a broker round trip on a busy machine.
 PROMPT_S = 2.0
