@@ -5,9 +5,9 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 .PHONY: setup run test test-unit lint bench bench-quick bench-quick-all clean kafka-jars hadoop-jars s3a-jars sql-servers \
-	prometheus chromium schema-registry container-engine images
+	prometheus chromium schema-registry container-engine images spark-cds
 
-setup: $(STAMP) kafka-jars hadoop-jars s3a-jars sql-servers prometheus chromium schema-registry container-engine
+setup: $(STAMP) kafka-jars hadoop-jars s3a-jars sql-servers prometheus chromium schema-registry container-engine spark-cds
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -31,6 +31,11 @@ s3a-jars: $(STAMP)
 # Kafka serdes (the interoperability tests' other side, resolved with mvn), into a cache outside the repo.
 schema-registry: $(STAMP)
 	$(BIN)/python -m tests.fixtures.schema_registry fetch
+
+# The class-data archive that makes the tests' Spark driver JVMs start in half the CPU (tests/fixtures/spark_cds.py),
+# made once per machine (about a minute) into a cache outside the repo.
+spark-cds: $(STAMP)
+	$(BIN)/python -m tests.fixtures.spark_cds
 
 # The PostgreSQL and MariaDB servers the SQL connector tests start (tests/fixtures/sql): Debian's packages.
 sql-servers:
@@ -60,13 +65,14 @@ run: setup
 
 # The images are built first, so the tests' own builds find every layer cached. Then the suite runs on both
 # cores (pytest-xdist; tests/fixtures/groups.py keeps each server's tests on one worker), except the tests that
-# assert time bounds (marker `timed`), which run after it on an otherwise idle machine. Both parts always run;
-# the target fails if either did.
+# assert time bounds or load the whole machine (markers `timed`, `heavy`): they run after it, one at a time.
+# Both parts always run; the target fails if either did.
 PARALLEL ?= -n 2 --dist loadgroup --no-loadscope-reorder
+ALONE := timed or heavy
 test: setup images
-	@$(BIN)/pytest tests -m "not timed" $(PARALLEL) --durations=40; parallel=$$?; \
-	$(BIN)/pytest tests -m timed --durations=10; timed=$$?; \
-	test $$parallel -eq 0 && test $$timed -eq 0
+	@$(BIN)/pytest tests -m "not ($(ALONE))" $(PARALLEL) --durations=40; parallel=$$?; \
+	$(BIN)/pytest tests -m "$(ALONE)" --durations=10; alone=$$?; \
+	test $$parallel -eq 0 && test $$alone -eq 0
 
 test-unit: $(STAMP)
 	$(BIN)/pytest tests/unit

@@ -25,7 +25,7 @@ from tests.fixtures.containers.engine import ContainerEngineError, Engine
 from tests.fixtures.tcp_ports import free_port
 from tests.support.waiting import wait_until
 
-pytestmark = [pytest.mark.containers, pytest.mark.timeout(900)]
+pytestmark = [pytest.mark.containers, pytest.mark.heavy, pytest.mark.timeout(900)]
 
 WORKERS = ("worker-1", "worker-2", "worker-3")
 SPARK_WORKERS = ("spark-worker-1", "spark-worker-2")
@@ -99,6 +99,7 @@ def test_compose_renders_the_file_with_the_spark_profile_and_the_kafka_image_giv
     assert {rendered["services"][broker]["image"] for broker in (*BROKERS, "kafka-dr")} == {"kafka:local"}
 
 
+@pytest.mark.slow
 def test_the_compose_cluster_replicates_its_internal_topics_and_passes_its_health_checks(
     compose_cluster: Cluster,
 ) -> None:
@@ -146,6 +147,7 @@ def test_a_connector_posted_to_one_worker_runs_on_the_compose_cluster_and_its_re
     assert counted == {"records": records, "distinct": records}
 
 
+@pytest.mark.slow
 def test_the_spark_profile_writes_the_pipelines_topic_as_parquet_through_its_spark_cluster(
     compose_cluster: Cluster,
 ) -> None:

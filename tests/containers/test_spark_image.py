@@ -80,6 +80,7 @@ def test_the_spark_image_writes_parquet_that_pyarrow_reads_back_exactly_once(
     assert_exactly_once(out, topic, producer)
 
 
+@pytest.mark.slow
 def test_the_spark_image_writes_to_hdfs_and_s3a_with_no_jars_or_classpath_of_the_users(
     kafka_bootstrap: str,
     topic_factory: Callable[..., str],

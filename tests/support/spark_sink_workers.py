@@ -26,6 +26,7 @@ import pyarrow.parquet as pq
 from confluent_kafka import Producer
 
 from tests.fixtures.s3.plugin import S3Endpoint
+from tests.fixtures.spark_cds import driver_java_options
 from tests.support.spark_crash import CRASH_AT_ENV
 from tests.support.waiting import wait_until
 
@@ -36,8 +37,8 @@ SPARK_OPTIONS = {
     "spark.driver.memory": "512m",
     "spark.driver.host": "127.0.0.1",
     "spark.driver.bindAddress": "127.0.0.1",
-    # Short-lived JVMs: the C1 compiler alone halves the session start and first job (most of a round here).
-    "spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC",
+    # Short-lived JVMs: the C1 compiler alone, and the machine's class-data archive when it has one.
+    "spark.driver.extraJavaOptions": driver_java_options(),
 }
 
 

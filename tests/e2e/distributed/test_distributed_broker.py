@@ -31,6 +31,7 @@ TASKS = 4
 RECORDS = TASKS * 1500
 
 
+@pytest.mark.slow
 def test_the_cluster_rides_out_a_broker_restart_and_its_health_says_so_meanwhile(
     tmp_path: Path, restartable_kafka: LocalKafka
 ) -> None:

@@ -68,6 +68,7 @@ def group_coordinator(bootstrap: str, group: str) -> int:
     return int(description.coordinator.id)
 
 
+@pytest.mark.slow
 def test_the_cluster_rides_out_the_crash_of_one_of_three_brokers(tmp_path: Path, local_kafka3: LocalKafka) -> None:
     kafka = local_kafka3
     with cluster_factory(kafka.bootstrap_servers, tmp_path) as make:

@@ -77,6 +77,7 @@ def test_exactly_once_source_writes_every_record_once_when_a_worker_is_killed(
     assert duplicates == {}, f"{len(duplicates)} records written more than once, e.g. {sorted(duplicates)[:5]}"
 
 
+@pytest.mark.slow
 def test_a_rolling_restart_of_every_worker_loses_nothing(clusters: Callable[..., Cluster]) -> None:
     cluster = clusters(3)
     topic = start_pipeline(cluster, rate=450)

@@ -74,6 +74,7 @@ def topic_keys_over(keys: dict[str, str], topic: str) -> list[str]:
 
 
 @pytest.mark.parametrize("wrong", ["password", "trust store"])
+@pytest.mark.slow
 def test_a_wrong_password_or_trust_store_stops_the_worker_with_a_clear_error(
     secured_kafka_keys: dict[str, str], tmp_path: Path, wrong: str
 ) -> None:

@@ -60,6 +60,7 @@ def unit_owners(node: MirrorNode, flow_path: str) -> set[str] | None:
     return owners
 
 
+@pytest.mark.slow
 def test_three_nodes_share_a_flow_and_a_rolling_restart_applies_a_changed_file_losing_nothing(
     kafka_bootstrap: str, other_kafka_bootstrap: str, tmp_path: Path, mirror_nodes: list[MirrorNode]
 ) -> None:
@@ -250,6 +251,7 @@ def test_the_runbook_commands_show_the_flow_and_fail_a_group_over_with_its_trans
     assert committed == translated()
 
 
+@pytest.mark.slow
 def test_the_mirror_rides_out_a_target_outage_under_load_and_loses_nothing(
     kafka_bootstrap: str, restartable_kafka: LocalKafka, tmp_path: Path, mirror_nodes: list[MirrorNode]
 ) -> None:

@@ -87,6 +87,7 @@ def read_as_group(bootstrap: str, group: str, ends: dict[Position, int]) -> dict
     return {position: (starts[position], read[position]) for position in ends}
 
 
+@pytest.mark.slow
 def test_a_group_fails_over_to_the_backup_and_back_to_the_primary_step_by_step(
     restartable_kafka: LocalKafka,
     kafka_bootstrap: str,

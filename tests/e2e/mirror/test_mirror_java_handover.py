@@ -47,6 +47,7 @@ def java_mirror_maker(props: Mapping[str, str], workdir: Path) -> Iterator[subpr
         end_process(process, 90)
 
 
+@pytest.mark.slow
 def test_a_flow_moves_from_java_mirrormaker_to_kconnect_and_back_without_repeating_or_losing_a_record(
     kafka_bootstrap: str, other_kafka_bootstrap: str, tmp_path: Path
 ) -> None:

@@ -20,6 +20,7 @@ from pathlib import Path
 import pyspark
 import pytest
 
+from tests.fixtures.spark_cds import driver_java_options
 from tests.fixtures.tcp_ports import free_port
 from tests.support.spark_sink_workers import (
     FLUSH_SIZE,
@@ -56,7 +57,7 @@ def connect_server(tmp_path: Path) -> Iterator[str]:
         "--conf", "spark.driver.bindAddress=127.0.0.1",
         "--conf", "spark.ui.enabled=false",
         "--conf", "spark.driver.memory=512m",
-        "--conf", "spark.driver.extraJavaOptions=-XX:TieredStopAtLevel=1 -XX:+UseSerialGC",
+        "--conf", f"spark.driver.extraJavaOptions={driver_java_options()}",
     ]  # fmt: skip
     with log_file.open("ab") as log:
         process = subprocess.Popen(

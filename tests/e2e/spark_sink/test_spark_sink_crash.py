@@ -65,6 +65,8 @@ def handoff_files(temp: Path) -> list[Path]:
     return sorted(temp.glob("kconnect-spark-handoff-*/*/*.parquet"))
 
 
+@pytest.mark.slow
+@pytest.mark.timeout(600)  # ten Spark driver JVMs: about 3 minutes alone, longer beside the other half of the suite
 def test_kill_9_at_each_commit_step_then_restart_loses_and_duplicates_nothing(
     kafka_bootstrap: str, topic_factory: Callable[..., str], tmp_path: Path, sink_workers: list[SinkWorker]
 ) -> None:
@@ -118,6 +120,7 @@ def test_kill_9_at_each_commit_step_then_restart_loses_and_duplicates_nothing(
 
 
 @pytest.mark.parametrize("isolation", ["thread", "process"])
+@pytest.mark.slow
 def test_worker_killed_during_a_rebalance_between_two_workers_loses_and_duplicates_nothing(
     kafka_bootstrap: str,
     topic_factory: Callable[..., str],

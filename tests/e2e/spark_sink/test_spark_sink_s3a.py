@@ -132,6 +132,7 @@ class S3Output:
         return list(zip(*columns, strict=True))
 
 
+@pytest.mark.slow
 def test_kill_9_while_committing_to_s3a_then_restart_publishes_every_offset_once(
     kafka_bootstrap: str,
     topic_factory: Callable[..., str],

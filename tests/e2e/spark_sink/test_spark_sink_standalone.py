@@ -153,6 +153,7 @@ def top_up(producer: SequenceProducer) -> None:
     producer.send(-producer.per_partition()[0] % FLUSH_SIZE * PARTITIONS)
 
 
+@pytest.mark.slow
 def test_a_worker_on_a_standalone_cluster_writes_every_record_to_hdfs_exactly_once(
     kafka_bootstrap: str,
     topic_factory: Callable[..., str],
@@ -182,6 +183,7 @@ def test_a_worker_on_a_standalone_cluster_writes_every_record_to_hdfs_exactly_on
     assert worker.terminate() == 0, worker.log_tail()
 
 
+@pytest.mark.slow
 def test_kill_9_of_the_kconnect_worker_mid_stream_then_restart_loses_and_duplicates_nothing(
     kafka_bootstrap: str,
     topic_factory: Callable[..., str],
@@ -223,6 +225,7 @@ def test_kill_9_of_the_kconnect_worker_mid_stream_then_restart_loses_and_duplica
     assert restarted.terminate() == 0, restarted.log_tail()
 
 
+@pytest.mark.slow
 def test_kill_9_of_a_spark_worker_mid_job_loses_and_duplicates_nothing(
     kafka_bootstrap: str,
     topic_factory: Callable[..., str],

@@ -87,6 +87,7 @@ def leaders(bootstrap: str, topic: str) -> dict[int, int]:
     return {p: int(info.leader) for p, info in metadata.topics[topic].partitions.items()}
 
 
+@pytest.mark.slow
 def test_a_three_broker_target_takes_mm2s_default_replication_and_rides_out_a_broker_crash(
     kafka_bootstrap: str, local_kafka3: LocalKafka, tmp_path: Path
 ) -> None:

@@ -17,6 +17,7 @@ pytestmark = pytest.mark.integration
 ROWS = 1_000_000
 
 
+@pytest.mark.slow
 def test_a_million_rows_round_trip_unchanged(
     request: pytest.FixtureRequest, kafka_bootstrap: str, tmp_path: Path
 ) -> None:

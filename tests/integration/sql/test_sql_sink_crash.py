@@ -31,6 +31,7 @@ def _count(database: SqlDatabase, where: str = "") -> int:
         return 0
 
 
+@pytest.mark.slow
 def test_kill_9_mid_stream_leaves_one_row_per_key_with_the_last_values(
     sql_database: SqlDatabase, kafka_bootstrap: str, topic_factory: Callable[..., str], tmp_path: Path
 ) -> None:
