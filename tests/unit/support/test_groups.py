@@ -70,6 +70,7 @@ def test_f():
 @pytest.fixture
 def suite(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
     monkeypatch.setenv("EVENTS_FILE", str(pytester.path / "events.txt"))
+    monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)  # when this test itself runs in an xdist worker
     monkeypatch.setenv("PYTHONPATH", str(REPO))  # the xdist workers import tests.fixtures
     pytester.makeconftest(CONFTEST)
     pytester.makeini("[pytest]\nmarkers =\n    timed: a time bound\n")
