@@ -14,6 +14,7 @@ from tests.containers.support import post_connector, start_worker
 from tests.fixtures.containers.plugin import ContainerRunner
 from tests.fixtures.hdfs.plugin import HdfsEndpoint
 from tests.fixtures.s3.plugin import S3Endpoint
+from tests.fixtures.spark_cds import BASE_OPTIONS
 from tests.support.spark_sink_workers import (
     FLUSH_SIZE,
     PARTITIONS,
@@ -25,6 +26,9 @@ from tests.support.spark_sink_workers import (
     new_bucket,
 )
 from tests.support.waiting import wait_until
+
+# The image's own JVM: no archive of this machine's (a host path) in its options.
+SPARK_OPTIONS_IN_CONTAINER = {**SPARK_OPTIONS, "spark.driver.extraJavaOptions": BASE_OPTIONS}
 
 pytestmark = pytest.mark.containers
 
@@ -64,7 +68,7 @@ def test_the_spark_image_writes_parquet_that_pyarrow_reads_back_exactly_once(
             "path": f"file://{OUTPUT_IN_CONTAINER}",
             "flush.size": str(FLUSH_SIZE),
             "store.kafka.metadata": "true",
-            **SPARK_OPTIONS,
+            **SPARK_OPTIONS_IN_CONTAINER,
         },
     )
 
@@ -122,7 +126,7 @@ def test_the_spark_image_writes_to_hdfs_and_s3a_with_no_jars_or_classpath_of_the
                 "path": path,
                 "flush.size": str(FLUSH_SIZE),
                 "store.kafka.metadata": "true",
-                **SPARK_OPTIONS,
+                **SPARK_OPTIONS_IN_CONTAINER,
                 **s3a,  # both connectors share the worker's one SparkSession: the same settings for both
             },
         )

@@ -8,9 +8,7 @@ from pathlib import Path
 import httpx
 
 from tests.support.certificates import STORE_PASSWORD, TlsFiles, make_tls_files
-from tests.support.distributed_workers import (
-    WorkerProcess,
-)
+from tests.support.distributed_workers import WorkerProcess
 
 EXTENSION = "org.apache.kafka.connect.rest.basic.auth.extension.BasicAuthSecurityRestExtension"
 MODULE = "org.apache.kafka.connect.rest.basic.auth.extension.PropertyFileLoginModule"
