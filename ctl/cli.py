@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import signal
 import sys
 import time
 from collections.abc import Callable
@@ -66,16 +67,41 @@ def _print(text: str) -> None:
         print(text, flush=True)
 
 
+class _Interrupted(Exception):
+    """Ctrl-C between two refreshes of `--watch`."""
+
+
 def _watch(command: Command, client: ConnectClient, seconds: float) -> int:
+    """Refresh until Ctrl-C. The signal never interrupts a request: a KeyboardInterrupt raised inside httpx can
+    leave its connection pool's lock held (between the lock's acquire and its `with` block), and the client's
+    close would then wait for ever. Ctrl-C during a request ends the loop once it is answered; a second one
+    exits at once."""
     clear = CLEAR_SCREEN if sys.stdout.isatty() else ""
+    requesting = interrupted = False
+
+    def on_interrupt(signum: int, frame: object) -> None:
+        nonlocal interrupted
+        if not requesting:
+            raise _Interrupted
+        if interrupted:
+            os._exit(EXIT_OK)  # every table printed so far is flushed
+        interrupted = True
+
+    previous = signal.signal(signal.SIGINT, on_interrupt)
     try:
-        while True:
+        while not interrupted:
+            requesting = True
             text = command(client)
+            requesting = False
             stamp = time.strftime("%Y-%m-%d %H:%M:%S")
             print(f"{clear}Every {seconds:g}s: {client.url}  {stamp}\n\n{text}\n", flush=True)
-            time.sleep(seconds)
-    except KeyboardInterrupt:
-        return EXIT_OK
+            if not interrupted:
+                time.sleep(seconds)
+    except _Interrupted:
+        pass
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    return EXIT_OK
 
 
 def _command(args: argparse.Namespace) -> Command:

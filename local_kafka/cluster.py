@@ -12,7 +12,7 @@ import json
 import logging
 import shutil
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -75,9 +75,11 @@ class LocalKafka:
         start_timeout: float = 90.0,
         security: str | None = None,
         broker_settings: Mapping[str, str | int] | None = None,
+        jvm_options: Sequence[str] = (),
     ) -> None:
         """`security`: `ssl` or `sasl_ssl` adds a secured listener to each node (`security.py`);
-        `broker_settings`: server.properties keys that replace or add to the defaults (`config.py`)."""
+        `broker_settings`: server.properties keys that replace or add to the defaults (`config.py`);
+        `jvm_options`: added to every JVM's command line (the brokers' and the storage tool's)."""
         if security is not None and security not in SECURITY_MODES:
             raise ValueError(f"security must be one of {', '.join(SECURITY_MODES)}, not {security}")
         self.security = security
@@ -85,6 +87,7 @@ class LocalKafka:
         self.version = version or default_version()
         self.cache = cache
         self.heap = heap
+        self.jvm_options = tuple(jvm_options)
         self.start_timeout = start_timeout
         self.broker_settings = dict(broker_settings or {})
         self.specs = config.layout(self.directory, nodes, port, controller_port)
@@ -283,6 +286,7 @@ class LocalKafka:
             "-Djava.awt.headless=true",
             f"-Dkafka.logs.dir={spec.logs_dir}",
             f"-Dlog4j2.configurationFile={spec.directory / 'log4j2.properties'}",
+            *self.jvm_options,
             processes.marker_argument(spec.directory),
             "-cp",
             classpath(self.version, self.cache),

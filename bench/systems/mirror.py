@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import shutil
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Protocol
 
@@ -45,16 +45,20 @@ class JavaMirror:
     key = JAVA_CONNECT
     label = "Java MirrorMaker 2"
 
-    def __init__(self, jars: ConnectJars, version: str) -> None:
+    def __init__(self, jars: ConnectJars, version: str, kafka_opts: Sequence[str] = ()) -> None:
+        """`kafka_opts`: JVM options, as connect-mirror-maker.sh takes them from KAFKA_OPTS."""
         self.jars = jars
         self.version = version
+        self.kafka_opts = tuple(kafka_opts)
         self.java = shutil.which("java")
 
     def unavailable_reason(self) -> str | None:
         return None if self.java else "`java` not found on PATH"
 
     def command(self, mm2_properties: Path, workdir: Path) -> list[str]:
-        return jvm_command(self.java, self.jars, workdir / "mirror-maker.log", JAVA_MAIN_CLASS, mm2_properties)
+        return jvm_command(
+            self.java, self.jars, workdir / "mirror-maker.log", JAVA_MAIN_CLASS, mm2_properties, self.kafka_opts
+        )
 
     def settings(self) -> Mapping[str, str]:
         return {

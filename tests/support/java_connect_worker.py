@@ -15,6 +15,7 @@ from bench.java_connect import jars as java_jars
 from bench.systems.java import JavaConnect
 from local_kafka.jars import default_version
 from tests.fixtures.tcp_ports import free_port
+from tests.support.jvm import QUICK_JVM_OPTIONS
 from tests.support.processes import end_process
 from tests.support.waiting import wait_until
 
@@ -31,7 +32,7 @@ def java_standalone_worker(bootstrap: str, workdir: Path, props: Mapping[str, st
     """A running Java standalone worker on `bootstrap` with `props` over String converters and a file offset
     store in `workdir`; yields its REST URL. Its log is `workdir/connect.log`."""
     version = default_version()
-    system = JavaConnect(java_jars.fetch(version), version)
+    system = JavaConnect(java_jars.fetch(version), version, QUICK_JVM_OPTIONS)
     assert system.unavailable_reason() is None, system.unavailable_reason()
     url = f"http://127.0.0.1:{free_port()}"
     worker = {

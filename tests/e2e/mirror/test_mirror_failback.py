@@ -167,11 +167,17 @@ def test_a_group_fails_over_to_the_backup_and_back_to_the_primary_step_by_step(
     #    translated by the reverse flow.
     restartable_kafka.start()
     remote_on_primary = f"{backup}.{topic}"
-    wait_until(
-        lambda: len(read_records(primary_kafka, remote_on_primary)) == 15 * PARTITIONS,
-        120,
-        "the backup's records mirrored to the primary",
-    )
+    # The reverse flow's herder keeps its internal topics and group on the primary: it rejoins once the broker
+    # is back, then its connectors start again. Slow on a loaded machine (a broker JVM starting, a session
+    # timing out), hence the long deadline; the node's log says where it stood if it is missed.
+    try:
+        wait_until(
+            lambda: len(read_records(primary_kafka, remote_on_primary)) == 15 * PARTITIONS,
+            240,
+            "the backup's records mirrored to the primary",
+        )
+    except AssertionError as missed:
+        raise AssertionError(f"{missed}\n{node.log_tail(80)}") from None
     wait_until(
         lambda: translated_within_lag_max(reverse, remote_on_primary, 15),
         90,

@@ -20,6 +20,7 @@ from bench.systems.mirror import JavaMirror
 from local_kafka.jars import default_version
 from tests.fixtures.kafka import new_topic
 from tests.fixtures.tcp_ports import free_port
+from tests.support.jvm import QUICK_JVM_OPTIONS
 from tests.support.mirror_nodes import MirrorNode, mirrored_values, mm2_file, produce_values
 from tests.support.processes import end_process
 from tests.support.waiting import wait_until
@@ -35,7 +36,7 @@ def java_mirror_maker(props: Mapping[str, str], workdir: Path) -> Iterator[subpr
     Its log is `workdir/mirror-maker.log`."""
     workdir.mkdir()
     version = default_version()
-    system = JavaMirror(java_jars.fetch(version), version)
+    system = JavaMirror(java_jars.fetch(version), version, QUICK_JVM_OPTIONS)
     assert system.unavailable_reason() is None, system.unavailable_reason()
     properties = workdir / "mm2.properties"
     properties.write_text("".join(f"{key}={value}\n" for key, value in props.items()))

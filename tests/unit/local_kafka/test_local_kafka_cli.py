@@ -137,6 +137,15 @@ def test_broker_settings_given_replace_or_add_to_the_defaults(tmp_path: Path) ->
     assert props["num.network.threads"] == "2", "the other defaults stay"
 
 
+def test_jvm_options_reach_the_brokers_and_the_storage_tool_before_the_main_class(tmp_path: Path) -> None:
+    cluster = LocalKafka(tmp_path, nodes=1, port=19092, jvm_options=("-XX:TieredStopAtLevel=1",))
+
+    for main_class in ("kafka.Kafka", "kafka.tools.StorageTool"):
+        command = cluster._java_command("java", cluster.specs[0], main_class)
+        assert command.index("-XX:TieredStopAtLevel=1") < command.index(main_class)
+    assert "-XX:TieredStopAtLevel=1" not in LocalKafka(tmp_path, 1, 19092)._java_command("java", cluster.specs[0], "x")
+
+
 def test_layout_rejects_overlapping_ports(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="overlap"):
         layout(tmp_path, nodes=3, port=9092, controller_port=9093)
