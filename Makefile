@@ -75,7 +75,7 @@ test: setup images
 	test $$parallel -eq 0 && test $$alone -eq 0
 
 test-unit: $(STAMP)
-	$(BIN)/pytest tests/unit
+	$(BIN)/pytest tests/unit -n 2
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
