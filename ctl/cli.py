@@ -18,7 +18,7 @@ from ctl import commands_admin, commands_config, commands_mirror, commands_read,
 from ctl.client import ConnectClient
 from ctl.connector_files import read_definition
 from ctl.errors import EXIT_OK, CtlError, InvalidConfigError, UsageError
-from ctl.parsers import add_verbs
+from ctl.parsers import add_verbs, cluster_options
 
 Command = Callable[[ConnectClient], str]
 CLEAR_SCREEN = "\x1b[H\x1b[2J"
@@ -27,6 +27,7 @@ CLEAR_SCREEN = "\x1b[H\x1b[2J"
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "ctl",
+        parents=[cluster_options()],
         help="manage any Kafka Connect cluster over its REST API (like kcctl)",
         description="A kcctl-style client of a Kafka Connect REST API. Cluster: --url, --context, $KCONNECT_URL, "
         "or the current context of $KCONNECT_CTL_CONFIG (default ~/.config/kconnect/ctl.json). Exit codes: 0 ok, "

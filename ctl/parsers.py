@@ -13,12 +13,27 @@ if TYPE_CHECKING:
 DEFAULT_WATCH_SECONDS = 2.0
 
 
-def _cluster_options() -> argparse.ArgumentParser:
+def _cluster_options(*, with_defaults: bool) -> argparse.ArgumentParser:
+    """The options that say which cluster to ask and how to answer. `kconnect ctl` takes them before the verb
+    (`kconnect ctl --url URL get connectors`, as kubectl takes its global flags), with their defaults, and each
+    verb takes them again after itself with none, so that a verb's parser never resets one given before it."""
+
+    def default(value: object) -> object:
+        return value if with_defaults else argparse.SUPPRESS
+
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--url", help="the cluster's REST URL (default: $KCONNECT_URL, else the current context)")
-    common.add_argument("--context", help="a named context of the config file instead of the current one")
-    common.add_argument("-o", "--output", choices=FORMATS, default="table", help="output format (default: table)")
-    common.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for an answer (default: 30)")
+    common.add_argument(
+        "--url", default=default(None), help="the cluster's REST URL (default: $KCONNECT_URL, else the current context)"
+    )
+    common.add_argument(
+        "--context", default=default(None), help="a named context of the config file instead of the current one"
+    )
+    common.add_argument(
+        "-o", "--output", choices=FORMATS, default=default("table"), help="output format (default: table)"
+    )
+    common.add_argument(
+        "--timeout", type=float, default=default(30.0), help="seconds to wait for an answer (default: 30)"
+    )
     return common
 
 
@@ -34,8 +49,13 @@ def _watch_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def cluster_options() -> argparse.ArgumentParser:
+    """The cluster options with their defaults, for `kconnect ctl`'s own parser (before the verb)."""
+    return _cluster_options(with_defaults=True)
+
+
 def add_verbs(parser: argparse.ArgumentParser) -> None:
-    common = _cluster_options()
+    common = _cluster_options(with_defaults=False)
     verbs = parser.add_subparsers(dest="verb", required=True, metavar="VERB")
 
     get = verbs.add_parser("get", parents=[common], help="list connectors, plug-ins or loggers")

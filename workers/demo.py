@@ -131,13 +131,24 @@ def create_pipeline(base_url: str, bodies: list[dict[str, object]]) -> None:
                 raise RuntimeError(f"creating {body['name']} failed: {response.status_code} {response.text}")
 
 
+def kconnect_command() -> str:
+    """How to run `kconnect` from here: the script beside this Python (a virtual environment's, which need not
+    be on PATH), relative to the current directory when it is below it."""
+    script = Path(sys.executable).parent / "kconnect"
+    if not script.exists():
+        return "kconnect"
+    return str(script.relative_to(Path.cwd())) if script.is_relative_to(Path.cwd()) else str(script)
+
+
 def banner(base_url: str, bootstrap: str, output: Path, rate: float) -> str:
-    url = base_url.rstrip("/")
+    url, ctl = base_url.rstrip("/"), f"{kconnect_command()} ctl"
     return f"""
 kconnect is running.
 
   Kafka broker      {bootstrap}
   REST API          {url}   (interactive docs: {url}/docs)
+  Dashboard         {url}/ui
+  Metrics           {url}/metrics   (Prometheus text format)
   Pipeline          {SOURCE_NAME}: datagen pageviews, {rate:g} records/s -> topic {TOPIC}
                     {SINK_NAME}: topic {TOPIC} -> {output}
 
@@ -148,6 +159,8 @@ Try:
   curl -s -X PUT {url}/connectors/{SOURCE_NAME}/pause
   curl -s -X PUT {url}/connectors/{SOURCE_NAME}/resume
   curl -s {url}/connector-plugins
+  {ctl} --url {url} get connectors --watch
+  {ctl} --url {url} describe connector {SOURCE_NAME}
 
 Press Ctrl-C to stop the worker and the broker.
 """

@@ -21,6 +21,28 @@ PUBLIC_NAMES = {
     "composite", "distribution_version", "invalid_value", "non_empty_string",
     "non_empty_string_without_control_chars", "non_null",
     "single_topic",
+    # Kafka Connect's Schema.*_SCHEMA constants.
+    "BOOLEAN_SCHEMA",
+    "BYTES_SCHEMA",
+    "DATE_SCHEMA",
+    "FLOAT32_SCHEMA",
+    "FLOAT64_SCHEMA",
+    "INT16_SCHEMA",
+    "INT32_SCHEMA",
+    "INT64_SCHEMA",
+    "INT8_SCHEMA",
+    "OPTIONAL_BOOLEAN_SCHEMA",
+    "OPTIONAL_BYTES_SCHEMA",
+    "OPTIONAL_FLOAT32_SCHEMA",
+    "OPTIONAL_FLOAT64_SCHEMA",
+    "OPTIONAL_INT16_SCHEMA",
+    "OPTIONAL_INT32_SCHEMA",
+    "OPTIONAL_INT64_SCHEMA",
+    "OPTIONAL_INT8_SCHEMA",
+    "OPTIONAL_STRING_SCHEMA",
+    "STRING_SCHEMA",
+    "TIMESTAMP_SCHEMA",
+    "TIME_SCHEMA",
 }  # fmt: skip
 
 

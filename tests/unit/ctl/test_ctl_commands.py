@@ -58,6 +58,21 @@ def test_json_and_yaml_output_carry_the_rest_answer(cluster: FakeCluster, capsys
     assert yaml.safe_load(as_yaml.out) == STATUSES
 
 
+def test_cluster_options_are_taken_before_the_verb_as_after_it(
+    cluster: FakeCluster, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cluster.answer("GET", "/connectors", 200, STATUSES)
+
+    before = ctl(capsys, "--url", cluster.url, "-o", "json", "get", "connectors")
+    mixed = ctl(capsys, "-o", "json", "get", "connectors", "--url", cluster.url)
+    # Given on both sides, the one after the verb wins, as the last of a repeated option does.
+    overridden = ctl(capsys, "--url", "http://127.0.0.1:9", "-o", "yaml", "get", "connectors", "--url", cluster.url)
+
+    assert json.loads(before.out) == json.loads(mixed.out) == STATUSES
+    assert yaml.safe_load(overridden.out) == STATUSES, overridden.err
+    assert len(cluster.requests) == 3
+
+
 @pytest.mark.parametrize(
     ("text", "suffix"),
     [

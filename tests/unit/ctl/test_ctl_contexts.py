@@ -68,6 +68,8 @@ def test_the_current_context_authenticates_and_the_command_line_or_environment_w
         # A context named on the command line wins over the environment.
         assert ctl(capsys, "get", "loggers", "--context", "secured").code == 0
         assert len(cluster.requests) == 3 and "Authorization" in cluster.requests[-1].headers
+        assert ctl(capsys, "--context", "secured", "get", "loggers").code == 0  # before the verb too
+        assert len(cluster.requests) == 4 and "Authorization" in cluster.requests[-1].headers
 
 
 def test_https_with_the_context_ca_file_and_a_tls_error_without_it(

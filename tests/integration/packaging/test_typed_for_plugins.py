@@ -1,0 +1,119 @@
+"""The plug-in API is typed for a plug-in's own project: kconnect's wheel ships `py.typed`, so `mypy --strict`
+of a connector that imports `connect.api` checks it against kconnect's types (PEP 561) instead of reporting
+missing stubs and classes that subclass `Any`. Built and installed as a plug-in author gets it: the wheel,
+in a fresh virtual environment of its own."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.integration
+
+REPOSITORY = Path(__file__).resolve().parents[3]
+
+PLUGIN = """
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from connect.api import STRING_SCHEMA, ConfigDef, ConfigType, Importance, SourceConnector, SourceRecord, SourceTask
+
+
+class TickerTask(SourceTask):
+    def start(self, props: Mapping[str, str]) -> None:
+        self.topic = props["topic"]
+        self.count = 0
+
+    def poll(self) -> list[SourceRecord] | None:
+        self.count += 1
+        return [SourceRecord({"ticker": "t"}, {"n": self.count}, self.topic, value_schema=STRING_SCHEMA, value="tick")]
+
+    def stop(self) -> None:
+        pass
+
+
+class TickerConnector(SourceConnector):
+    def start(self, props: Mapping[str, str]) -> None:
+        self.props = dict(props)
+
+    def task_class(self) -> type[SourceTask]:
+        return TickerTask
+
+    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
+        return [self.props]
+
+    def stop(self) -> None:
+        pass
+
+    def config(self) -> ConfigDef:
+        return ConfigDef().define("topic", ConfigType.STRING, importance=Importance.HIGH, documentation="where to")
+"""
+
+MISTAKE = """
+from connect.api import SourceTask
+
+
+def records(task: SourceTask) -> int:
+    return task.poll()
+"""
+
+
+def packaged_folders() -> list[str]:
+    """The top-level packages pyproject.toml has setuptools find (`include = ["connect*", ...]`)."""
+    project = tomllib.loads((REPOSITORY / "pyproject.toml").read_text())
+    return [pattern.rstrip("*") for pattern in project["tool"]["setuptools"]["packages"]["find"]["include"]]
+
+
+@pytest.fixture(scope="module")
+def plugin_environment(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The Python of a fresh virtual environment with kconnect's wheel installed (no dependencies: mypy needs
+    only kconnect's own modules to check a plug-in against them)."""
+    place = tmp_path_factory.mktemp("plugin-env")
+    # Built from a copy of what the wheel is made of: setuptools would reuse a checkout's stale build/ tree.
+    source = place / "source"
+    source.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy2(REPOSITORY / name, source / name)
+    for package in packaged_folders():
+        shutil.copytree(REPOSITORY / package, source / package, ignore=shutil.ignore_patterns("__pycache__"))
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--quiet"]
+    subprocess.run([*pip, "wheel", "--no-deps", "-w", str(place / "wheels"), str(source)], check=True)
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(place / "venv")], check=True)
+    python = place / "venv" / "bin" / "python"
+    wheel = next((place / "wheels").glob("kconnect-*.whl"))
+    subprocess.run([*pip, "--python", str(python), "install", "--no-deps", str(wheel)], check=True)
+    return python
+
+
+def mypy_strict(python: Path, module: Path) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "mypy", "--strict", "--python-executable", str(python)]
+    command += ["--cache-dir", str(module.parent / ".mypy_cache"), "--no-incremental", module.name]
+    # Run from the plug-in's folder: mypy also looks for modules in its working directory, where a checkout's
+    # sources would stand in for the installed wheel.
+    return subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=module.parent)
+
+
+def test_mypy_strict_of_a_plugin_against_the_installed_wheel_is_clean(plugin_environment: Path, tmp_path: Path) -> None:
+    plugin = tmp_path / "ticker.py"
+    plugin.write_text(PLUGIN)
+
+    checked = mypy_strict(plugin_environment, plugin)
+
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def test_mypy_strict_finds_a_plugins_mistake_through_the_apis_types(plugin_environment: Path, tmp_path: Path) -> None:
+    plugin = tmp_path / "mistake.py"
+    plugin.write_text(MISTAKE)
+
+    checked = mypy_strict(plugin_environment, plugin)
+
+    assert checked.returncode == 1
+    assert 'Incompatible return value type (got "list[SourceRecord] | None", expected "int")' in checked.stdout
+    assert "py.typed" not in checked.stdout and "import-untyped" not in checked.stdout
