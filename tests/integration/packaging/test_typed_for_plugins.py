@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.connector_guide import PACKAGE, write_guide_package
+
 pytestmark = pytest.mark.integration
 
 REPOSITORY = Path(__file__).resolve().parents[3]
@@ -91,12 +93,12 @@ def plugin_environment(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return python
 
 
-def mypy_strict(python: Path, module: Path) -> subprocess.CompletedProcess[str]:
+def mypy_strict(python: Path, target: Path) -> subprocess.CompletedProcess[str]:
     command = [sys.executable, "-m", "mypy", "--strict", "--python-executable", str(python)]
-    command += ["--cache-dir", str(module.parent / ".mypy_cache"), "--no-incremental", module.name]
+    command += ["--cache-dir", str(target.parent / ".mypy_cache"), "--no-incremental", target.name]
     # Run from the plug-in's folder: mypy also looks for modules in its working directory, where a checkout's
     # sources would stand in for the installed wheel.
-    return subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=module.parent)
+    return subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=target.parent)
 
 
 def test_mypy_strict_of_a_plugin_against_the_installed_wheel_is_clean(plugin_environment: Path, tmp_path: Path) -> None:
@@ -117,3 +119,14 @@ def test_mypy_strict_finds_a_plugins_mistake_through_the_apis_types(plugin_envir
     assert checked.returncode == 1
     assert 'Incompatible return value type (got "list[SourceRecord] | None", expected "int")' in checked.stdout
     assert "py.typed" not in checked.stdout and "import-untyped" not in checked.stdout
+
+
+def test_the_connector_guides_examples_pass_mypy_strict(plugin_environment: Path, tmp_path: Path) -> None:
+    # The HTTP source imports httpx, which its package would depend on.
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--quiet"]
+    subprocess.run([*pip, "--python", str(plugin_environment), "install", "httpx"], check=True)
+    write_guide_package(tmp_path)
+
+    checked = mypy_strict(plugin_environment, tmp_path / PACKAGE)
+
+    assert checked.returncode == 0, checked.stdout + checked.stderr
