@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.connector_guide import PACKAGE, write_guide_package
+from tests.support.connector_guide import PACKAGE, write_guide_files
 
 pytestmark = pytest.mark.integration
 
@@ -93,12 +93,14 @@ def plugin_environment(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return python
 
 
-def mypy_strict(python: Path, target: Path) -> subprocess.CompletedProcess[str]:
+def mypy_strict(python: Path, *targets: Path) -> subprocess.CompletedProcess[str]:
+    """`mypy --strict` of `targets` (files or folders of one project folder) with `python`'s packages."""
+    project = targets[0].parent
     command = [sys.executable, "-m", "mypy", "--strict", "--python-executable", str(python)]
-    command += ["--cache-dir", str(target.parent / ".mypy_cache"), "--no-incremental", target.name]
+    command += ["--cache-dir", str(project / ".mypy_cache"), "--no-incremental", *(t.name for t in targets)]
     # Run from the plug-in's folder: mypy also looks for modules in its working directory, where a checkout's
     # sources would stand in for the installed wheel.
-    return subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=target.parent)
+    return subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=project)
 
 
 def test_mypy_strict_of_a_plugin_against_the_installed_wheel_is_clean(plugin_environment: Path, tmp_path: Path) -> None:
@@ -125,8 +127,8 @@ def test_the_connector_guides_examples_pass_mypy_strict(plugin_environment: Path
     # The HTTP source imports httpx, which its package would depend on.
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--quiet"]
     subprocess.run([*pip, "--python", str(plugin_environment), "install", "httpx"], check=True)
-    write_guide_package(tmp_path)
+    write_guide_files(tmp_path)
 
-    checked = mypy_strict(plugin_environment, tmp_path / PACKAGE)
+    checked = mypy_strict(plugin_environment, tmp_path / PACKAGE, tmp_path / "tests")
 
     assert checked.returncode == 0, checked.stdout + checked.stderr

@@ -3,6 +3,7 @@
 import inspect
 
 import connect.api
+import connect.testing
 
 PUBLIC_NAMES = {
     "NO_DEFAULT", "OFFSET_NOT_REPORTED", "OFFSET_NOT_WRITTEN",
@@ -69,3 +70,16 @@ def test_every_public_class_is_documented() -> None:
         obj = getattr(connect.api, name)
         if inspect.isclass(obj) and obj.__module__.startswith("connect.api"):
             assert vars(obj).get("__doc__"), f"{name} needs a docstring of its own"
+
+
+def test_the_kits_names_are_pinned() -> None:
+    assert set(connect.testing.__all__) == {
+        "FakeConnectorContext",
+        "FakeErrantRecordReporter",
+        "FakeOffsetReader",
+        "FakePluginMetrics",
+        "FakeSinkTaskContext",
+        "FakeSourceConnectorContext",
+        "FakeSourceTaskContext",
+        "FakeTransactionContext",
+    }

@@ -4,44 +4,18 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import pytest
 
 import connectors.datagen.task as datagen_task
-from connect.api import ConfigError, ConnectError, SourceOffset, SourcePartition, SourceRecord, Struct
+from connect.api import ConfigError, ConnectError, SourceRecord, Struct
 from connect.api.data import BYTES_SCHEMA, STRING_SCHEMA
+from connect.testing import FakeSourceTaskContext
 from connectors.datagen.connector import DatagenConnector
 from connectors.datagen.schemas import QUICKSTARTS
 from connectors.datagen.task import DatagenTask
-
-
-class FakeOffsetReader:
-    def __init__(self, stored: Mapping[int, Mapping[str, Any]] | None = None) -> None:
-        self.stored = dict(stored or {})
-
-    def offset(self, partition: SourcePartition) -> SourceOffset | None:
-        return self.stored.get(partition["task"])
-
-    def offsets(self, partitions: Iterable[SourcePartition]) -> list[tuple[SourcePartition, SourceOffset | None]]:
-        return [(p, self.offset(p)) for p in partitions]
-
-
-class FakeSourceTaskContext:
-    def __init__(self, reader: FakeOffsetReader) -> None:
-        self._reader = reader
-
-    def configs(self) -> Mapping[str, str]:
-        return {}
-
-    @property
-    def offset_reader(self) -> FakeOffsetReader:
-        return self._reader
-
-    @property
-    def transaction_context(self) -> None:
-        return None
 
 
 @pytest.fixture(autouse=True)
@@ -58,7 +32,9 @@ def task_configs(max_tasks: int = 1, /, **props: str) -> list[dict[str, str]]:
 
 def start_task(config: Mapping[str, str], stored: Mapping[int, Mapping[str, Any]] | None = None) -> DatagenTask:
     task = DatagenTask()
-    task.initialize(FakeSourceTaskContext(FakeOffsetReader(stored)))
+    task.initialize(
+        FakeSourceTaskContext(offsets=[({"task": number}, offset) for number, offset in (stored or {}).items()])
+    )
     task.start(config)
     return task
 

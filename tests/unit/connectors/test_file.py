@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from itertools import accumulate
 from pathlib import Path
 from typing import Any
@@ -19,44 +19,16 @@ from connect.api import (
     ExactlyOnceSupport,
     RecordListBatch,
     SinkRecord,
-    SourceOffset,
-    SourcePartition,
     SourceRecord,
     Struct,
     TopicPartition,
     Utf8Strings,
 )
 from connect.api.data import INT32_SCHEMA, STRING_SCHEMA, Schema
+from connect.testing import FakeSourceTaskContext
 from connectors.file.lines import split_lines
 from connectors.file.sink import FileStreamSinkConnector, FileStreamSinkTask
 from connectors.file.source import FileStreamSourceConnector, FileStreamSourceTask
-
-
-class FakeOffsetReader:
-    def __init__(self, stored: Mapping[str, Mapping[str, Any]] | None = None) -> None:
-        self.stored = dict(stored or {})
-
-    def offset(self, partition: SourcePartition) -> SourceOffset | None:
-        return self.stored.get(partition["filename"])
-
-    def offsets(self, partitions: Iterable[SourcePartition]) -> list[tuple[SourcePartition, SourceOffset | None]]:
-        return [(p, self.offset(p)) for p in partitions]
-
-
-class FakeSourceTaskContext:
-    def __init__(self, reader: FakeOffsetReader | None = None) -> None:
-        self._reader = reader or FakeOffsetReader()
-
-    def configs(self) -> Mapping[str, str]:
-        return {}
-
-    @property
-    def offset_reader(self) -> FakeOffsetReader:
-        return self._reader
-
-    @property
-    def transaction_context(self) -> None:
-        return None
 
 
 @pytest.fixture
@@ -71,7 +43,9 @@ def start_source(
     props: Mapping[str, str] | None = None,
 ) -> FileStreamSourceTask:
     task = FileStreamSourceTask()
-    task.initialize(FakeSourceTaskContext(FakeOffsetReader(stored)))
+    task.initialize(
+        FakeSourceTaskContext(offsets=[({"filename": name}, offset) for name, offset in (stored or {}).items()])
+    )
     config = {"topic": "lines", **(props or {})}
     if path is not None:
         config["file"] = str(path)

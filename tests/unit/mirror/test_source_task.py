@@ -3,7 +3,7 @@ timestamp, partition), stores offsets under Java's keys, and sends offset syncs 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,9 +14,8 @@ from connect.mirror import clusters
 from connect.mirror.records import OffsetSync
 from connect.mirror.source_task import MirrorSourceTask, offset_syncs_topic
 from connect.runtime.kafka.assigned_consumer import OffsetReset
-from connect.runtime.metrics.plugin_metrics import TaskPluginMetrics
 from connect.runtime.metrics.prometheus import render
-from connect.runtime.metrics.windows import Windows
+from connect.testing import FakeOffsetReader, FakeSourceTaskContext
 
 PROPS = {
     "name": "mirror",
@@ -106,35 +105,12 @@ class FakeProducer:
         return 0
 
 
-class FakeReader:
-    def __init__(self, stored: Mapping[str, Mapping[str, Any]]) -> None:
-        self.stored = stored
-        self.asked: list[Mapping[str, Any]] = []
-
-    def offset(self, partition: Mapping[str, Any]) -> Mapping[str, Any] | None:
-        return self.stored.get(str(partition))
-
-    def offsets(self, partitions: Iterable[Mapping[str, Any]]) -> list[tuple[Any, Any]]:
-        self.asked = list(partitions)
-        return [(p, self.stored.get(str(dict(p)))) for p in self.asked]
-
-
-class FakeContext:
-    def __init__(self, reader: FakeReader) -> None:
-        self.offset_reader = reader
-        self.plugin_metrics = TaskPluginMetrics((("connector", "mirror"), ("task", "2")), Windows())
-        self.problems: list[str] = []
-
-    def report_problem(self, message: str) -> None:
-        self.problems.append(message)
-
-
 @dataclass
 class Started:
     task: MirrorSourceTask
     consumer: FakeConsumer
     producer: FakeProducer
-    reader: FakeReader
+    reader: FakeOffsetReader
 
 
 @pytest.fixture
@@ -142,12 +118,11 @@ def started(monkeypatch: pytest.MonkeyPatch) -> Started:
     consumer, producer = FakeConsumer(), FakeProducer()
     monkeypatch.setattr(clusters, "consumer", lambda *args: consumer)
     monkeypatch.setattr(clusters, "producer", lambda *args: producer)
-    stored = {str({"cluster": "A", "partition": 1, "topic": "orders"}): {"offset": 41}}
-    reader = FakeReader(stored)
+    context = FakeSourceTaskContext(offsets=[({"cluster": "A", "partition": 1, "topic": "orders"}, {"offset": 41})])
     task = MirrorSourceTask()
-    task.initialize(FakeContext(reader))  # type: ignore[arg-type]
+    task.initialize(context)
     task.start(PROPS)
-    return Started(task, consumer, producer, reader)
+    return Started(task, consumer, producer, context.offset_reader)
 
 
 def test_each_partition_resumes_after_its_last_mirrored_record(started: Started) -> None:
@@ -221,7 +196,7 @@ def test_each_partition_has_mirrormakers_metrics_under_strimzis_names(started: S
         started.task.commit_record(record, RecordMetadata("A.orders", 1, downstream))
 
     context = started.task.context
-    assert isinstance(context, FakeContext)
+    assert isinstance(context, FakeSourceTaskContext)
     text = render(context.plugin_metrics.groups()).decode()
     labels = '{source="A",target="B",topic="A.orders",partition="1"}'
     assert f"kafka_connect_mirror_mirrorsourceconnector_record_count{labels} 2" in text
@@ -249,7 +224,7 @@ def test_records_deleted_before_they_were_mirrored_are_counted_and_logged_never_
     assert len(started.task.poll() or []) == 2
 
     context = started.task.context
-    assert isinstance(context, FakeContext)
+    assert isinstance(context, FakeSourceTaskContext)
     text = render(context.plugin_metrics.groups()).decode()
     orders = '{source="A",target="B",topic="A.orders",partition="1"}'
     recreated = '{source="A",target="B",topic="A.my-topic",partition="0"}'
@@ -283,7 +258,7 @@ def test_a_poll_is_one_batch_per_partition_run_and_its_acknowledgement_gives_the
     assert started.producer.sent[-1][1:3] == (last.key(), last.value())
 
     context = started.task.context
-    assert isinstance(context, FakeContext)
+    assert isinstance(context, FakeSourceTaskContext)
     labels = '{source="A",target="B",topic="A.orders",partition="1"}'
     text = render(context.plugin_metrics.groups()).decode()
     assert f"kafka_connect_mirror_mirrorsourceconnector_record_count{labels} 19" in text
