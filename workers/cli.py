@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 
 from ctl import cli as ctl_cli
 from local_kafka import cli as kafka_cli
+from workers import new_connector
 from workers.common import health_check
 from workers.distributed import cli as distributed_cli
 from workers.mirror import cli as mirror_cli
@@ -26,6 +27,7 @@ REGISTRARS: list[Registrar] = [
     mirror_cli.register,
     health_check.register,
     ctl_cli.register,
+    new_connector.register,
 ]
 
 

@@ -97,11 +97,16 @@ class KconnectProcess:
     """`kconnect standalone worker.properties connector files...` as a child process, logging to a file
     (one file per process: the REST URL is looked up in it)."""
 
-    def __init__(self, worker_file: Path, connector_files: list[Path], log_file: Path) -> None:
+    def __init__(
+        self, worker_file: Path, connector_files: list[Path], log_file: Path, env: Mapping[str, str] | None = None
+    ) -> None:
+        """`env`: variables added to this process's environment for the worker."""
         self.log_file = log_file
         self._log = log_file.open("ab")
         command = [sys.executable, "-m", "workers.cli", "standalone", str(worker_file), *map(str, connector_files)]
-        self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=self._log, stderr=self._log)
+        self.process = subprocess.Popen(
+            command, stdin=subprocess.DEVNULL, stdout=self._log, stderr=self._log, env={**os.environ, **(env or {})}
+        )
 
     def url(self, timeout: float = 60.0) -> str:
         def found() -> str | None:

@@ -5,19 +5,16 @@ in a fresh virtual environment of its own."""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
-import sys
-import tomllib
 from pathlib import Path
 
 import pytest
 
 from tests.support.connector_guide import PACKAGE, write_guide_files
+from tests.support.plugin_projects import PIP, mypy_strict
 
 pytestmark = pytest.mark.integration
 
-REPOSITORY = Path(__file__).resolve().parents[3]
 
 PLUGIN = """
 from __future__ import annotations
@@ -66,43 +63,6 @@ def records(task: SourceTask) -> int:
 """
 
 
-def packaged_folders() -> list[str]:
-    """The top-level packages pyproject.toml has setuptools find (`include = ["connect*", ...]`)."""
-    project = tomllib.loads((REPOSITORY / "pyproject.toml").read_text())
-    return [pattern.rstrip("*") for pattern in project["tool"]["setuptools"]["packages"]["find"]["include"]]
-
-
-@pytest.fixture(scope="module")
-def plugin_environment(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The Python of a fresh virtual environment with kconnect's wheel installed (no dependencies: mypy needs
-    only kconnect's own modules to check a plug-in against them)."""
-    place = tmp_path_factory.mktemp("plugin-env")
-    # Built from a copy of what the wheel is made of: setuptools would reuse a checkout's stale build/ tree.
-    source = place / "source"
-    source.mkdir()
-    for name in ("pyproject.toml", "README.md"):
-        shutil.copy2(REPOSITORY / name, source / name)
-    for package in packaged_folders():
-        shutil.copytree(REPOSITORY / package, source / package, ignore=shutil.ignore_patterns("__pycache__"))
-    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--quiet"]
-    subprocess.run([*pip, "wheel", "--no-deps", "-w", str(place / "wheels"), str(source)], check=True)
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(place / "venv")], check=True)
-    python = place / "venv" / "bin" / "python"
-    wheel = next((place / "wheels").glob("kconnect-*.whl"))
-    subprocess.run([*pip, "--python", str(python), "install", "--no-deps", str(wheel)], check=True)
-    return python
-
-
-def mypy_strict(python: Path, *targets: Path) -> subprocess.CompletedProcess[str]:
-    """`mypy --strict` of `targets` (files or folders of one project folder) with `python`'s packages."""
-    project = targets[0].parent
-    command = [sys.executable, "-m", "mypy", "--strict", "--python-executable", str(python)]
-    command += ["--cache-dir", str(project / ".mypy_cache"), "--no-incremental", *(t.name for t in targets)]
-    # Run from the plug-in's folder: mypy also looks for modules in its working directory, where a checkout's
-    # sources would stand in for the installed wheel.
-    return subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=project)
-
-
 def test_mypy_strict_of_a_plugin_against_the_installed_wheel_is_clean(plugin_environment: Path, tmp_path: Path) -> None:
     plugin = tmp_path / "ticker.py"
     plugin.write_text(PLUGIN)
@@ -125,8 +85,7 @@ def test_mypy_strict_finds_a_plugins_mistake_through_the_apis_types(plugin_envir
 
 def test_the_connector_guides_examples_pass_mypy_strict(plugin_environment: Path, tmp_path: Path) -> None:
     # The HTTP source imports httpx, which its package would depend on.
-    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--quiet"]
-    subprocess.run([*pip, "--python", str(plugin_environment), "install", "httpx"], check=True)
+    subprocess.run([*PIP, "--python", str(plugin_environment), "install", "httpx"], check=True)
     write_guide_files(tmp_path)
 
     checked = mypy_strict(plugin_environment, tmp_path / PACKAGE, tmp_path / "tests")
