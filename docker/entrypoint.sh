@@ -9,7 +9,7 @@
 #    plug-in cannot replace a package the worker runs on.
 # 2. Replaces itself with the command: a kconnect subcommand (`worker`, the default, is a distributed
 #    worker configured by KCONNECT_* variables; `standalone FILE...`; `mirror mm2.properties`; `health`;
-#    `ctl ...`), or any program.
+#    `ctl ...`; `new connector NAME`), or any program.
 set -eu
 
 plugin_wheels="${KCONNECT_PLUGIN_WHEELS:-/opt/kconnect/plugin-wheels}"
@@ -29,6 +29,6 @@ if [ "$#" -eq 0 ]; then
     set -- worker
 fi
 case "$1" in
-    worker | standalone | mirror | health | ctl | kafka | -*) exec kconnect "$@" ;;
+    worker | standalone | mirror | health | ctl | kafka | new | -*) exec kconnect "$@" ;;
     *) exec "$@" ;;
 esac
