@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from concurrent.futures import Future
 from typing import Any
 
-from connect.api import SinkRecord, SourceOffset, SourcePartition
+from connect.api import SourceOffset, SourcePartition
+from connect.testing import FakeErrantRecordReporter
 
 
 class StoredOffsets:
@@ -41,19 +41,8 @@ class SourceContext:
         raise error
 
 
-class Reporter:
-    def __init__(self) -> None:
-        self.reported: list[tuple[SinkRecord, BaseException]] = []
-
-    def report(self, record: SinkRecord, error: BaseException) -> Future[None]:
-        self.reported.append((record, error))
-        done: Future[None] = Future()
-        done.set_result(None)
-        return done
-
-
 class SinkContext:
-    def __init__(self, reporter: Reporter | None) -> None:
+    def __init__(self, reporter: FakeErrantRecordReporter | None) -> None:
         self.errant_record_reporter = reporter
         self.timeouts: list[int] = []
 

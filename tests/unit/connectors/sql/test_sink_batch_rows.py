@@ -30,13 +30,14 @@ from connect.converters.schema_registry.avro import AvroConverter
 from connect.converters.schema_registry.jsonschema import JsonSchemaConverter
 from connect.runtime.domain.states import ConnectorTaskId
 from connect.runtime.pipeline.sink_batches import split_by_partition
+from connect.testing import FakeErrantRecordReporter
 from connectors.sql.sink_batch_rows import rows_of_batch
 from connectors.sql.sink_config import CONFIG_DEF, SinkSettings
 from connectors.sql.sink_rows import SinkRow, to_row
 from connectors.sql.sink_task import SqlSinkTask
 from tests.support.pipelines import record_pipeline
 from tests.support.worker_fakes import FakeMessage
-from tests.unit.connectors.sql.sqlite_fakes import Reporter, SinkContext
+from tests.unit.connectors.sql.sqlite_fakes import SinkContext
 
 TOPIC = "orders"
 KEY = Schema.struct([("id", INT64_SCHEMA)], name="shop.OrderKey")
@@ -193,7 +194,7 @@ def test_a_nested_field_with_a_value_refuses_its_record_with_the_reason_put_give
     assert refused == [(0, "Field tags is nested (list); only primitive fields become columns")]
 
 
-def _task(db: Path, reporter: Reporter, **props: str) -> SqlSinkTask:
+def _task(db: Path, reporter: FakeErrantRecordReporter, **props: str) -> SqlSinkTask:
     task = SqlSinkTask()
     task.initialize(SinkContext(reporter))  # type: ignore[arg-type]
     task.start({"connection.url": f"jdbc:sqlite:{db}", **props})
@@ -204,7 +205,7 @@ def test_refused_rows_reach_the_reporter_as_their_records_and_the_rest_are_writt
     db = tmp_path / "x.db"
     with sqlite3.connect(db) as connection:  # the database refuses a null name
         connection.execute("CREATE TABLE orders (id INTEGER PRIMARY KEY, name TEXT NOT NULL, level INTEGER)")
-    reporter = Reporter()
+    reporter = FakeErrantRecordReporter()
     task = _task(db, reporter, **{"pk.mode": "record_value", "pk.fields": "id", "fields.whitelist": "name,level"})
     columnar, structs = _batches([_value(n) for n in (0, 1, 2, 3, 4)])
     built = _records_built(columnar)
@@ -242,7 +243,7 @@ def test_a_tombstone_comes_in_batches_of_records_and_deletes_its_key(tmp_path: P
     assert [b.value_columns for b in batches] == [None, None], "a null among the values: records, not columns"
     task = _task(
         db,
-        Reporter(),
+        FakeErrantRecordReporter(),
         **{"insert.mode": "upsert", "pk.mode": "record_key", "delete.enabled": "true", "auto.create": "true"},
     )
     task.put_batches(batches)

@@ -10,8 +10,9 @@ import pytest
 
 from connect.api import ConnectError, DataError, RetriableError, SinkRecord, Struct
 from connect.api.data import INT32_SCHEMA, INT64_SCHEMA, OPTIONAL_STRING_SCHEMA, STRING_SCHEMA, Schema
+from connect.testing import FakeErrantRecordReporter
 from connectors.sql.sink_task import SqlSinkTask
-from tests.unit.connectors.sql.sqlite_fakes import Reporter, SinkContext
+from tests.unit.connectors.sql.sqlite_fakes import SinkContext
 
 KEY = Schema.struct([("id", INT32_SCHEMA)])
 VALUE = Schema.struct([("id", INT32_SCHEMA), ("name", OPTIONAL_STRING_SCHEMA)])
@@ -25,7 +26,7 @@ def _record(
     return SinkRecord(topic, 0, KEY, key, VALUE, value, offset)
 
 
-def _task(db: Path, reporter: Reporter | None = None, **props: str) -> tuple[SqlSinkTask, SinkContext]:
+def _task(db: Path, reporter: FakeErrantRecordReporter | None = None, **props: str) -> tuple[SqlSinkTask, SinkContext]:
     task = SqlSinkTask()
     context = SinkContext(reporter)
     task.initialize(context)  # type: ignore[arg-type]
@@ -115,7 +116,7 @@ def test_refused_records_go_to_the_reporter_with_the_reason_and_the_rest_are_wri
     db = tmp_path / "x.db"
     with sqlite3.connect(db) as connection:
         connection.execute("CREATE TABLE people (id INTEGER PRIMARY KEY, name TEXT NOT NULL)")
-    reporter = Reporter()
+    reporter = FakeErrantRecordReporter()
     task, _ = _task(db, reporter, **{"pk.mode": "record_key"})
     task.put([_record(1, "a", 0), _record(2, None, 1), _record(None, "no key", 2), _record(3, "c", 3)])
     task.stop()
