@@ -50,7 +50,37 @@ Installed beside kconnect, a worker lists it under `GET /connector-plugins`; cre
 `"connector.class": "{connector}"`.
 """
 
-SOURCE = '''"""{connector}: a source connector and its task (a counter to replace with reads from your system)."""
+
+def _connector_class(kind: str) -> str:
+    """The connector class both kinds write alike (one task config per connector), for `kind` Source or Sink."""
+    return _CONNECTOR_CLASS.replace("{kind}", kind)
+
+
+_CONNECTOR_CLASS = """class {connector}({kind}Connector):
+    def version(self) -> str:
+        return "0.1.0"
+
+    def config(self) -> ConfigDef:
+        return CONFIG
+
+    def start(self, props: Mapping[str, str]) -> None:
+        Config(CONFIG, props)  # a ConfigError names a bad key
+        self.props = dict(props)
+
+    def task_class(self) -> type[{kind}Task]:
+        return {task}
+
+    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
+        return [self.props]
+
+    def stop(self) -> None:
+        pass
+
+
+"""
+
+SOURCE = (
+    '''"""{connector}: a source connector and its task (a counter to replace with reads from your system)."""
 
 from __future__ import annotations
 
@@ -95,28 +125,9 @@ CONFIG = (
 )
 
 
-class {connector}(SourceConnector):
-    def version(self) -> str:
-        return "0.1.0"
-
-    def config(self) -> ConfigDef:
-        return CONFIG
-
-    def start(self, props: Mapping[str, str]) -> None:
-        Config(CONFIG, props)  # a ConfigError names a bad key
-        self.props = dict(props)
-
-    def task_class(self) -> type[SourceTask]:
-        return {task}
-
-    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
-        return [self.props]
-
-    def stop(self) -> None:
-        pass
-
-
-class {task}(SourceTask):
+'''
+    + _connector_class("Source")
+    + '''class {task}(SourceTask):
     """Counts up from where the stored source offset says it stopped."""
 
     def version(self) -> str:
@@ -143,6 +154,7 @@ class {task}(SourceTask):
     def stop(self) -> None:
         pass
 '''
+)
 
 SOURCE_TESTS = '''"""{connector}'s unit tests, on connect.testing's fakes of the worker's contexts."""
 
@@ -175,7 +187,8 @@ def test_the_task_resumes_after_its_stored_offset() -> None:
     assert records[-1].source_offset == {{"next": 8}}
 '''
 
-SINK = '''"""{connector}: a sink connector and its task (a file of lines to replace with writes to your system)."""
+SINK = (
+    '''"""{connector}: a sink connector and its task (a file of lines to replace with writes to your system)."""
 
 from __future__ import annotations
 
@@ -203,28 +216,9 @@ CONFIG = ConfigDef().define(
 )
 
 
-class {connector}(SinkConnector):
-    def version(self) -> str:
-        return "0.1.0"
-
-    def config(self) -> ConfigDef:
-        return CONFIG
-
-    def start(self, props: Mapping[str, str]) -> None:
-        Config(CONFIG, props)  # a ConfigError names a bad key
-        self.props = dict(props)
-
-    def task_class(self) -> type[SinkTask]:
-        return {task}
-
-    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
-        return [self.props]
-
-    def stop(self) -> None:
-        pass
-
-
-class {task}(SinkTask):
+'''
+    + _connector_class("Sink")
+    + '''class {task}(SinkTask):
     """Appends each value as a line; durable at each flush, before the worker commits the offsets."""
 
     def version(self) -> str:
@@ -243,6 +237,7 @@ class {task}(SinkTask):
     def stop(self) -> None:
         self.out.close()
 '''
+)
 
 SINK_TESTS = '''"""{connector}'s unit tests, on connect.testing's fakes of the worker's contexts."""
 
