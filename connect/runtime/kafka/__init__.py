@@ -29,6 +29,7 @@ from connect.runtime.kafka.errors import (
     ProducerFencedError,
     TransactionAbortRequiredError,
     connect_error,
+    delivery_error,
     fencing_error,
     producer_fenced,
 )
@@ -78,6 +79,7 @@ __all__ = [
     "admin_result",
     "confirms_runs",
     "connect_error",
+    "delivery_error",
     "end_offsets",
     "fencing_error",
     "override_violations",

@@ -15,6 +15,34 @@ from connect.api.errors import ConnectError, RetriableError
 # `_FENCED` from the transaction calls and flush (it normalizes PRODUCER_FENCED and INVALID_PRODUCER_EPOCH).
 FENCED_CODES = frozenset({KafkaError._FENCED, KafkaError.PRODUCER_FENCED, KafkaError.INVALID_PRODUCER_EPOCH})
 
+# Delivery reports that a write may succeed if sent again: the broker was down or unreachable, the partition's
+# leader was moving, too few replicas were in sync, or the write timed out (`message.timeout.ms`). Java's
+# producer reports these as RetriableExceptions; confluent_kafka's delivery-report errors never say
+# `retriable()` (only errors of the newer rd_kafka_error_t API do), so they are named here.
+RETRIABLE_DELIVERY_CODES = frozenset(
+    {
+        KafkaError._MSG_TIMED_OUT,
+        KafkaError._TIMED_OUT,
+        KafkaError._TIMED_OUT_QUEUE,
+        KafkaError._TRANSPORT,
+        KafkaError._ALL_BROKERS_DOWN,
+        KafkaError._RESOLVE,
+        KafkaError._NODE_UPDATE,
+        KafkaError.NOT_LEADER_FOR_PARTITION,
+        KafkaError.LEADER_NOT_AVAILABLE,
+        KafkaError.BROKER_NOT_AVAILABLE,
+        KafkaError.REPLICA_NOT_AVAILABLE,
+        KafkaError.NOT_ENOUGH_REPLICAS,
+        KafkaError.NOT_ENOUGH_REPLICAS_AFTER_APPEND,
+        KafkaError.REQUEST_TIMED_OUT,
+        KafkaError.NETWORK_EXCEPTION,
+        KafkaError.UNKNOWN_TOPIC_OR_PART,
+        KafkaError.KAFKA_STORAGE_ERROR,
+        KafkaError.UNKNOWN_LEADER_EPOCH,
+        KafkaError.FENCED_LEADER_EPOCH,
+    }
+)
+
 
 class ProducerFencedError(ConnectError):
     """A transactional producer was fenced: a newer one with the same transactional id exists (fatal)."""
@@ -30,6 +58,14 @@ def connect_error(exc: BaseException, what: str) -> ConnectError:
     if isinstance(error, KafkaError) and error.retriable():
         return RetriableError(f"{what}: {error.str()}")
     return ConnectError(f"{what}: {describe(exc)}")
+
+
+def delivery_error(error: KafkaError, what: str) -> ConnectError:
+    """A failed delivery report as a ConnectError: Retriable for the failures a new attempt may get past."""
+    text = f"{what}: {error.str()}"
+    if error.retriable() or error.code() in RETRIABLE_DELIVERY_CODES:
+        return RetriableError(text)
+    return ConnectError(text)
 
 
 def transaction_error(exc: KafkaException, what: str, transactional_id: str) -> ConnectError:

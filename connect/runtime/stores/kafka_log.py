@@ -31,7 +31,7 @@ from confluent_kafka import TopicPartition as KafkaTopicPartition
 from confluent_kafka.admin import AdminClient
 
 from connect.api.errors import ConfigError, ConnectError, RetriableError
-from connect.runtime.kafka import KafkaClients, connect_error, end_offsets
+from connect.runtime.kafka import KafkaClients, connect_error, delivery_error, end_offsets
 from connect.runtime.kafka.client_logging import with_logging
 
 log = logging.getLogger(__name__)
@@ -143,7 +143,8 @@ class KafkaLog:
     # -- writes ---------------------------------------------------------------------------------
 
     def send(self, key: bytes, value: bytes | None, partition: int | None = None) -> Future[tuple[int, int]]:
-        """Write a record (None: tombstone); the future gives (partition, offset) once acknowledged."""
+        """Write a record (None: tombstone); the future gives (partition, offset) once acknowledged, or fails
+        (RetriableError when sending the record again may succeed: `delivery_error`)."""
         producer = self._producer
         if producer is None or self._stopping.is_set():
             raise ConnectError(f"The {self.name} log is not running")
@@ -158,9 +159,9 @@ class KafkaLog:
             # stop() may have failed it meanwhile.
             with contextlib.suppress(concurrent.futures.InvalidStateError):
                 if error is not None:
-                    what = f"Could not write to the {self.name} log ({self.topic})"
-                    failure = RetriableError if error.retriable() else ConnectError
-                    future.set_exception(failure(f"{what}: {error.str()}"))
+                    future.set_exception(
+                        delivery_error(error, f"Could not write to the {self.name} log ({self.topic})")
+                    )
                 else:
                     future.set_result((int(message.partition()), int(message.offset())))
 

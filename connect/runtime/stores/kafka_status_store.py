@@ -12,12 +12,20 @@ Zombie protection as in Kafka: FAILED and UNASSIGNED are written "safely", i.e. 
 current status belongs to another worker with a higher generation, and a stale UNASSIGNED read from
 the topic never replaces a status of a newer generation (KAFKA-12525).
 
+Failed writes (`status_sender`), as Kafka's `send`: a write that fails with a retriable error is sent
+again until Kafka takes it, unless this store wrote the same key since or the store stopped; a status is
+re-sent only while it may still overwrite what the store has read (the safe-write rule, for every state:
+a late re-send must not replace the status of a newer owner). The internal producer itself retries
+without a delivery timeout (`kafka_log.INTERNAL_PRODUCER`); this covers the failures that reach the store
+anyway, e.g. with a status producer given a `message.timeout.ms`.
+
 Deletion: the StatusListener's `*_deletion` calls tombstone asynchronously, as Kafka does; `stored` and
 `tombstone` let a cluster's housekeeper find and remove statuses nothing backs any more, and know when
 Kafka has them.
 
 Threads: listener methods from task, connector and herder threads; reads from any thread; the reader
-thread applies records. One lock guards the cache.
+thread applies records; re-sends on the sender's timer threads. One lock guards the cache; the sender's
+lock is taken before it, never after.
 """
 
 from __future__ import annotations
@@ -26,8 +34,7 @@ import concurrent.futures
 import logging
 import threading
 import time
-from collections.abc import Collection, Mapping
-from concurrent.futures import Future
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 
 from connect.api.errors import ConnectError, RetriableError
@@ -39,6 +46,7 @@ from connect.runtime.stores import status_records as records
 from connect.runtime.stores.config_records import parse_task_id
 from connect.runtime.stores.kafka_log import KafkaLogStore
 from connect.runtime.stores.status_records import StatusEntry, TopicStatus
+from connect.runtime.stores.status_sender import RETRY_BACKOFF_S, StatusSender
 
 log = logging.getLogger(__name__)
 
@@ -63,9 +71,11 @@ class KafkaStatusStore(StatusTransitions, KafkaLogStore):
         name: str = "status",
         producer_overrides: Mapping[str, str] | None = None,
         consumer_overrides: Mapping[str, str] | None = None,
+        retry_backoff: float = RETRY_BACKOFF_S,
     ) -> None:
         """`generation` stamps the statuses of the store's own `StatusListener` calls (a writer whose
-        generation never changes); `put_connector`/`put_task` write the generation they are given."""
+        generation never changes); `put_connector`/`put_task` write the generation they are given.
+        `retry_backoff`: the first wait before a write that failed is sent again (it doubles each time)."""
         self.worker_id = worker_id
         self._generation = generation
         self._lock = threading.Lock()
@@ -81,11 +91,13 @@ class KafkaStatusStore(StatusTransitions, KafkaLogStore):
             producer_overrides=producer_overrides,
             consumer_overrides=consumer_overrides,
         )
+        self._sender = StatusSender(lambda key, value: self._log.send(key, value), backoff=retry_backoff)
 
     def start(self, timeout: float) -> None:
         self._log.start(timeout)
 
     def stop(self) -> None:
+        self._sender.stop()
         self._log.stop()
 
     def read_to_end(self, timeout: float) -> None:
@@ -205,7 +217,7 @@ class KafkaStatusStore(StatusTransitions, KafkaLogStore):
             *(records.topic_key(topic, c) for topic, c in topics),
         ]
         deadline = time.monotonic() + timeout
-        futures = [self._log.send(key, None) for key in keys]
+        futures = [self._sender.send(key, None) for key in keys]
         for key, future in zip(keys, futures, strict=True):
             try:
                 future.result(timeout=max(deadline - time.monotonic(), 0.0))
@@ -234,7 +246,8 @@ class KafkaStatusStore(StatusTransitions, KafkaLogStore):
                     "Not writing %s for connector %s: a newer worker owns it", entry.status.state.value, connector
                 )
                 return
-        self._send(records.connector_key(connector), records.status_value(entry))
+        still_valid = self._still_valid(lambda: self._connectors.get(connector), entry)
+        self._send(records.connector_key(connector), records.status_value(entry), still_valid)
 
     def put_task(self, task: ConnectorTaskId, entry: StatusEntry, *, safe: bool = False) -> None:
         """Write the task's status as `entry` has it; `safe` as for `put_connector`."""
@@ -242,7 +255,8 @@ class KafkaStatusStore(StatusTransitions, KafkaLogStore):
             if safe and not self._may_overwrite(self._tasks.get(task), entry):
                 log.debug("Not writing %s for task %s: a newer worker owns it", entry.status.state.value, task)
                 return
-        self._send(records.task_key(task), records.status_value(entry))
+        still_valid = self._still_valid(lambda: self._tasks.get(task), entry)
+        self._send(records.task_key(task), records.status_value(entry), still_valid)
 
     def _put_connector(self, connector: str, state: State, trace: str | None = None, *, safe: bool = False) -> None:
         self.put_connector(connector, self._own_entry(state, trace), safe=safe)
@@ -259,14 +273,18 @@ class KafkaStatusStore(StatusTransitions, KafkaLogStore):
             current is None or current.status.worker_id == new.status.worker_id or current.generation <= new.generation
         )
 
-    def _send(self, key: bytes, value: bytes | None) -> None:
-        # Listener calls must never fail the task that made them: a lost status write is logged.
-        try:
-            future = self._log.send(key, value)
-        except ConnectError as exc:
-            log.error("Could not write status %s: %s", key.decode(errors="replace"), exc)
-            return
-        future.add_done_callback(lambda f: _log_failure(key, f))
+    def _still_valid(self, current: Callable[[], StatusEntry | None], entry: StatusEntry) -> Callable[[], bool]:
+        """Whether `entry`, when sent again, may still overwrite the status read since (`current()`)."""
+
+        def check() -> bool:
+            with self._lock:
+                return self._may_overwrite(current(), entry)
+
+        return check
+
+    def _send(self, key: bytes, value: bytes | None, still_valid: Callable[[], bool] | None = None) -> None:
+        # Listener calls must never fail the task that made them: the sender retries or logs a failed write.
+        self._sender.write(key, value, still_valid)
 
     # -- reader thread --------------------------------------------------------------------------
 
@@ -335,9 +353,3 @@ def _parse(what: str, value: bytes | None) -> StatusEntry | None:
 def _stale(current: StatusEntry | None, new: StatusEntry) -> bool:
     # A worker that lost its work late may write UNASSIGNED after the new owner's status.
     return current is not None and new.status.state is State.UNASSIGNED and current.generation > new.generation
-
-
-def _log_failure(key: bytes, future: Future[tuple[int, int]]) -> None:
-    error = future.exception()
-    if error is not None:
-        log.error("Could not write status %s: %s", key.decode(errors="replace"), error)
