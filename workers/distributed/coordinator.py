@@ -269,6 +269,11 @@ class Coordinator:
         key = WORKER_RECORD_PREFIX + self.identity.worker_id
         record = {"url": self.identity.url, "ts": int(time.time() * 1000)}
         self._generations.advance(self._config.put_extension(key, record, timeout=self._timing.write_timeout))
+        # Another worker may have claimed one of our slots and registered while this record was being
+        # written: its generation is then lower than ours, so what we start there would win over it in the
+        # status topic. Every such claim was written before our record landed: read them, drop those slots.
+        self._slots.read_to_end(self._timing.sync_timeout)
+        self._claims.drop_superseded()
 
     def _ready_after_handoff(
         self, units: list[Unit], wanted: Mapping[Unit, Wanted], placement: Placement

@@ -161,6 +161,7 @@ class FakeWorker:
         self.tasks: dict[ConnectorTaskId, Mapping[str, str]] = {}
         self.started: list[str] = []
         self.target_states: dict[str, TargetState] = {}
+        self.on_task_start: Callable[[ConnectorTaskId], None] = lambda task_id: None
 
     @property
     def status(self) -> StatusListener:
@@ -186,6 +187,7 @@ class FakeWorker:
         with self.lock:
             self.tasks[task_id] = dict(task_config)
             self.started.append(str(task_id))
+        self.on_task_start(task_id)
         self._status.on_task_startup(task_id)
 
     def stop_tasks(self, task_ids: Iterable[ConnectorTaskId], await_stop: bool = True) -> None:
@@ -598,3 +600,39 @@ def test_a_placement_decided_before_a_deletion_starts_nothing_of_the_recreated_c
 
     harness.slots.place({connector_unit("gen"): 3, task(0): 1}, config_offset=harness.config.snapshot().offset)
     wait_until(lambda: harness.worker.running() == {"gen-0"}, 5.0, "the new gen-0 to start")
+
+
+def test_a_slot_claimed_by_another_worker_while_this_one_registers_is_not_run_under_that_registration() -> None:
+    # The group gives slot 3 to the other worker, which claims it and registers, while this worker's own
+    # registration write is still under way (slow: say the config partition's leader just died). This
+    # worker's generation then comes out above the new owner's: whatever it started in slot 3 under it
+    # would win over the new owner's statuses (KAFKA-12525's rule) and leave the task UNASSIGNED there.
+    h = Harness()
+    starts: list[tuple[str, int]] = []
+    h.worker.on_task_start = lambda task_id: starts.append((str(task_id), h.coordinator.generation))
+    h.coordinator.start()
+    try:
+        h.other_claims(2)
+        h.config.put_connector("gen", DATAGEN)
+        h.config.put_task_configs("gen", [{"n": "0"}], epoch=0)
+        h.slots.place({connector_unit("gen"): 1, task(0): 3})
+        registering = h.config.put_extension
+        racing: list[int] = []
+
+        def racing_registration(key: str, value: Mapping[str, Any] | None, *, timeout: float = 30.0) -> int:
+            if racing:
+                return registering(key, value, timeout=timeout)
+            h.slots.append(3, CLAIM_KEY, encode_claim(OTHER, "http://other:2/"))
+            registering("kconnect-worker-" + OTHER, {"url": "x"})
+            racing.append(registering(key, value, timeout=timeout))
+            return racing[0]
+
+        h.config.put_extension = racing_registration  # type: ignore[method-assign]
+        h.coordinator.slots_assigned(frozenset({0, 1, 3}))
+
+        wait_until(lambda: "gen" in h.worker.running(), 5.0, "the connector in slot 1 to run")
+        # Slot 3 is claimed again after reclaim_after (the group never took it back), under a newer
+        # registration that follows the other worker's claim; never under the one that raced with it.
+        assert ("gen-0", racing[0]) not in starts, starts
+    finally:
+        h.coordinator.stop()
