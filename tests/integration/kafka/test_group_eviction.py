@@ -1,0 +1,133 @@
+"""Evicting a group member on its behalf (LeaveGroup v3, KIP-345) on a real broker: the survivors get its
+partitions at once instead of after its session timeout, and the evicted member is fenced as after a
+session expiry."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+from confluent_kafka import Consumer, KafkaException
+from confluent_kafka import TopicPartition as KafkaTopicPartition
+
+from connect.runtime.kafka.group_eviction import GroupEviction, GroupMember
+from tests.fixtures.kafka import TopicFactory
+from tests.support.waiting import wait_until
+
+pytestmark = pytest.mark.integration
+
+SESSION_MS = 30000  # far longer than the test: only the eviction can move the partitions
+
+
+class Member:
+    """A consumer of the group polled on its own thread, recording what it is assigned."""
+
+    def __init__(self, bootstrap: str, group: str, topic: str, client_id: str) -> None:
+        self.consumer = Consumer(
+            {
+                "bootstrap.servers": bootstrap,
+                "group.id": group,
+                "client.id": client_id,
+                "group.protocol": "classic",
+                "partition.assignment.strategy": "cooperative-sticky",
+                "session.timeout.ms": SESSION_MS,
+                "heartbeat.interval.ms": 300,
+                "enable.auto.commit": False,
+            }
+        )
+        self.assigned: set[int] = set()
+        self.lost = threading.Event()
+        self.polling = True
+        self.consumer.subscribe(
+            [topic],
+            on_assign=lambda _c, parts: self.assigned.update(p.partition for p in parts),
+            on_revoke=lambda _c, parts: self.assigned.difference_update(p.partition for p in parts),
+            on_lost=lambda _c, parts: (self.assigned.difference_update(p.partition for p in parts), self.lost.set()),
+        )
+        self.thread = threading.Thread(target=self._poll, daemon=True)
+        self.thread.start()
+
+    def _poll(self) -> None:
+        while self.polling:
+            self.consumer.poll(0.05)
+
+    def close(self) -> None:
+        self.polling = False
+        self.thread.join(5)
+        self.consumer.close()
+
+
+@pytest.fixture
+def members(kafka_bootstrap: str, topic_factory: TopicFactory) -> Iterator[tuple[str, Member, Member]]:
+    topic = topic_factory(partitions=4)
+    group = f"eviction-{topic}"
+    doomed = Member(kafka_bootstrap, group, topic, "connector-consumer-sink-0")
+    survivor = Member(kafka_bootstrap, group, topic, "connector-consumer-sink-1")
+    wait_until(lambda: len(doomed.assigned) == 2 and len(survivor.assigned) == 2, 30.0, "both members to share")
+    yield group, doomed, survivor
+    doomed.close()
+    survivor.close()
+
+
+def test_an_evicted_member_s_partitions_go_to_the_survivor_long_before_its_session_expires(
+    kafka_bootstrap: str, members: tuple[str, Member, Member]
+) -> None:
+    group, doomed, survivor = members
+    doomed.polling = False  # as a hung process: no more polls (librdkafka still heartbeats)
+    doomed.thread.join(5)
+    eviction = GroupEviction({"bootstrap.servers": kafka_bootstrap})
+    assert eviction.supported()
+
+    started = time.monotonic()
+    evicted = eviction.evict(group, lambda member: member.client_id == "connector-consumer-sink-0")
+
+    assert [member.client_id for member in evicted] == ["connector-consumer-sink-0"]
+    wait_until(lambda: survivor.assigned == {0, 1, 2, 3}, 10.0, "the survivor to own every partition")
+    assert time.monotonic() - started < SESSION_MS / 1000 / 3
+    assert [m.client_id for m in eviction.members(group)] == ["connector-consumer-sink-1"]
+
+
+def test_an_evicted_member_is_fenced_like_one_whose_session_expired(
+    kafka_bootstrap: str, members: tuple[str, Member, Member]
+) -> None:
+    group, doomed, _survivor = members
+    eviction = GroupEviction({"bootstrap.servers": kafka_bootstrap})
+    eviction.evict(group, lambda member: member.client_id == "connector-consumer-sink-0")
+    doomed.polling = False
+    doomed.thread.join(5)
+
+    offsets = [KafkaTopicPartition(tp.topic, tp.partition, 1) for tp in doomed.consumer.assignment()]
+    fenced: list[str] = []
+
+    def commit_refused() -> bool:
+        try:
+            doomed.consumer.commit(offsets=offsets, asynchronous=False)
+        except KafkaException as exc:
+            fenced.append(exc.args[0].name())
+            return True
+        doomed.consumer.poll(0.1)
+        return doomed.lost.is_set()
+
+    wait_until(commit_refused, 10.0, "the evicted member's commit to be refused or its partitions lost")
+    assert not fenced or fenced[-1] in {"UNKNOWN_MEMBER_ID", "ILLEGAL_GENERATION", "REBALANCE_IN_PROGRESS"}
+
+
+def test_an_unknown_member_or_an_empty_choice_evicts_nothing(
+    kafka_bootstrap: str, members: tuple[str, Member, Member]
+) -> None:
+    group, _doomed, _survivor = members
+    eviction = GroupEviction({"bootstrap.servers": kafka_bootstrap})
+    assert eviction.evict(group, lambda member: member.client_id == "no-such-client") == []
+    assert eviction.evict("no-such-group", lambda member: True) == []
+    assert sorted(m.client_id for m in eviction.members(group)) == [
+        "connector-consumer-sink-0",
+        "connector-consumer-sink-1",
+    ]
+
+
+def test_a_listener_that_wants_tls_or_a_login_is_not_spoken() -> None:
+    assert not GroupEviction({"bootstrap.servers": "h:9093", "security.protocol": "SSL"}).supported()
+    assert not GroupEviction({"bootstrap.servers": "h:9093", "security.protocol": "SASL_PLAINTEXT"}).supported()
+    assert GroupMember("m", "c") == GroupMember("m", "c")
