@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from confluent_kafka import OFFSET_INVALID, Consumer, KafkaError, KafkaException
@@ -28,8 +28,12 @@ class KafkaSinkConsumer:
     """confluent_kafka.Consumer behind the `SinkConsumer` protocol; used by exactly one task thread (and
     `lags` by metrics reads)."""
 
-    def __init__(self, consumer: Consumer, cooperative: bool, max_records: int) -> None:
+    def __init__(
+        self, consumer: Consumer, cooperative: bool, max_records: int, *, before_join: Callable[[], None] | None = None
+    ) -> None:
+        """`before_join`: run on the task's thread just before the consumer subscribes (joins its group)."""
         self._consumer = consumer
+        self._before_join = before_join
         self._cooperative = cooperative
         self.max_records = max_records
         self._listener: RebalanceListener | None = None
@@ -41,6 +45,8 @@ class KafkaSinkConsumer:
 
     def subscribe(self, topics: Sequence[str], pattern: str | None, listener: RebalanceListener) -> None:
         self._listener = listener
+        if self._before_join is not None:
+            self._before_join()
         # librdkafka treats a subscription that starts with ^ as a regex.
         subscription = [pattern if pattern.startswith("^") else "^" + pattern] if pattern else list(topics)
         self._consumer.subscribe(

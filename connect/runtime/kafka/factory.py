@@ -46,6 +46,8 @@ from connect.runtime.kafka.client_config import (
 from connect.runtime.kafka.consumer import KafkaSinkConsumer
 from connect.runtime.kafka.errors import connect_error, describe
 from connect.runtime.kafka.gapless import ExperimentalWarningFilter, with_gapless_delivery
+from connect.runtime.kafka.group_eviction import GroupEviction
+from connect.runtime.kafka.predecessor import evict_predecessor, sink_client_id
 from connect.runtime.kafka.problems import ClientProblems
 from connect.runtime.kafka.protocols import ProducerLike, SinkConsumer, TransactionalProducer
 from connect.runtime.kafka.transactional import KafkaTransactionalProducer, transactional_config
@@ -131,7 +133,7 @@ class KafkaClients:
         merged = {
             **CONSUMER_DEFAULTS,
             "group.id": f"connect-{task.connector}",
-            "client.id": f"connector-consumer-{task.connector}-{task.task}",
+            "client.id": sink_client_id(task),
             **self._consumer,
             **self._overrides(connector_config, CONSUMER_OVERRIDE_PREFIX),
         }
@@ -252,7 +254,8 @@ class KafkaClients:
         max_records = int(java.get("max.poll.records", DEFAULT_MAX_POLL_RECORDS))
         config = to_librdkafka(java, "consumer")
         cooperative = "cooperative" in config.get("partition.assignment.strategy", "")
-        return KafkaSinkConsumer(self._build(Consumer, config, "consumer"), cooperative, max_records)
+        consumer = self._build(Consumer, config, "consumer")
+        return KafkaSinkConsumer(consumer, cooperative, max_records, before_join=predecessor_eviction(task, config))
 
     def assigned_consumer(self, settings: Mapping[str, str]) -> KafkaAssignedConsumer:
         """A consumer of assigned partitions with no group, from `settings` alone (Kafka's names, with
@@ -272,6 +275,18 @@ class KafkaClients:
 
     def _build(self, factory: Callable[[dict[str, Any]], Any], config: Mapping[str, Any], client: str) -> Any:
         return _create(factory, config, client, self.problems)
+
+
+def predecessor_eviction(task: ConnectorTaskId, config: Mapping[str, str]) -> Callable[[], None] | None:
+    """What a sink task's consumer does before it joins its group: evict the consumer of the task's
+    previous instance if that is still a member (`predecessor.py`); None where it cannot be told apart
+    (a `client.id` of the user's, which other tasks may share) or reached."""
+    if config.get("client.id") != sink_client_id(task):
+        return None
+    eviction = GroupEviction(config)
+    if not eviction.supported():
+        return None
+    return functools.partial(evict_predecessor, eviction, str(config.get("group.id")), sink_client_id(task))
 
 
 def _create(

@@ -29,7 +29,7 @@ log = logging.getLogger(__name__)
 _FIND_COORDINATOR, _DESCRIBE_GROUPS, _LEAVE_GROUP = 10, 15, 13
 _GROUP_KEY = 0
 _NONE = 0
-_TIMEOUT_S = 5.0
+_TIMEOUT_S = 3.0
 
 
 @dataclass(frozen=True)

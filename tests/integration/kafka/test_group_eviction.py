@@ -7,11 +7,15 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from confluent_kafka import Consumer, KafkaException
 from confluent_kafka import TopicPartition as KafkaTopicPartition
 
+from connect.runtime.domain.states import ConnectorTaskId
+from connect.runtime.kafka import KafkaClients
+from connect.runtime.kafka.client_config import to_librdkafka
 from connect.runtime.kafka.group_eviction import GroupEviction, GroupMember
 from tests.fixtures.kafka import TopicFactory
 from tests.support.waiting import wait_until
@@ -24,14 +28,16 @@ SESSION_MS = 30000  # far longer than the test: only the eviction can move the p
 class Member:
     """A consumer of the group polled on its own thread, recording what it is assigned."""
 
-    def __init__(self, bootstrap: str, group: str, topic: str, client_id: str) -> None:
+    def __init__(
+        self, bootstrap: str, group: str, topic: str, client_id: str, strategy: str = "cooperative-sticky"
+    ) -> None:
         self.consumer = Consumer(
             {
                 "bootstrap.servers": bootstrap,
                 "group.id": group,
                 "client.id": client_id,
                 "group.protocol": "classic",
-                "partition.assignment.strategy": "cooperative-sticky",
+                "partition.assignment.strategy": strategy,
                 "session.timeout.ms": SESSION_MS,
                 "heartbeat.interval.ms": 300,
                 "enable.auto.commit": False,
@@ -131,3 +137,63 @@ def test_a_listener_that_wants_tls_or_a_login_is_not_spoken() -> None:
     assert not GroupEviction({"bootstrap.servers": "h:9093", "security.protocol": "SSL"}).supported()
     assert not GroupEviction({"bootstrap.servers": "h:9093", "security.protocol": "SASL_PLAINTEXT"}).supported()
     assert GroupMember("m", "c") == GroupMember("m", "c")
+
+
+class _Recorder:
+    """A RebalanceListener that only records."""
+
+    def __init__(self) -> None:
+        self.assigned: set[int] = set()
+
+    def on_partitions_assigned(self, partitions: list[Any]) -> dict[Any, int]:
+        self.assigned.update(p.partition for p in partitions)
+        return {}
+
+    def on_partitions_revoked(self, partitions: list[Any]) -> None:
+        self.assigned.difference_update(p.partition for p in partitions)
+
+    def on_partitions_lost(self, partitions: list[Any]) -> None:
+        self.on_partitions_revoked(partitions)
+
+
+@pytest.mark.parametrize("client_id", [None, "shared-by-the-user"])
+def test_a_sink_task_s_new_consumer_evicts_its_previous_instance_s_unless_the_user_chose_the_client_id(
+    kafka_bootstrap: str, topic_factory: TopicFactory, client_id: str | None
+) -> None:
+    # The previous instance of task sink-0 died with its worker: its consumer is still a member (no polls,
+    # no close) with its partitions, and stays one for its 30 s session.
+    topic = topic_factory(partitions=2)
+    task = ConnectorTaskId(f"sink-{topic}", 0)
+    user = {"client.id": client_id} if client_id else {}
+    clients = KafkaClients(
+        producer_props={"bootstrap.servers": kafka_bootstrap},
+        consumer_props={"bootstrap.servers": kafka_bootstrap, "session.timeout.ms": str(SESSION_MS), **user},
+        admin_props={"bootstrap.servers": kafka_bootstrap},
+    )
+    group = f"connect-{task.connector}"
+    config = to_librdkafka(clients.consumer_config(task, {}), "consumer")
+    strategy = config.get("partition.assignment.strategy", "range,roundrobin")  # librdkafka's default
+    previous = Member(kafka_bootstrap, group, topic, client_id or f"connector-consumer-{task.connector}-0", strategy)
+    wait_until(lambda: previous.assigned == {0, 1}, 30.0, "the previous instance to own both partitions")
+    previous.polling = False
+    previous.thread.join(5)
+
+    consumer = clients.sink_consumer(task, {})
+    recorder = _Recorder()
+    try:
+        consumer.subscribe([topic], None, recorder)
+        if client_id is None:
+            wait_until(lambda: consumer.consume(10, 0.1) is not None and recorder.assigned == {0, 1}, 10.0, "both")
+            assert [m.client_id for m in GroupEviction({"bootstrap.servers": kafka_bootstrap}).members(group)] == [
+                f"connector-consumer-{task.connector}-0"
+            ]
+        else:
+            # A client id of the user's may be every task's: the other member is left alone.
+            deadline = time.monotonic() + 3.0
+            while time.monotonic() < deadline:
+                consumer.consume(10, 0.1)
+            assert recorder.assigned == set()
+            assert len(GroupEviction({"bootstrap.servers": kafka_bootstrap}).members(group)) == 2
+    finally:
+        consumer.close()
+        previous.consumer.close()
