@@ -38,18 +38,31 @@ def internal_clients(config: WorkerConfig, consumer_overrides: Mapping[str, str]
     )
 
 
-def membership_consumer_props(settings: DistributedSettings, worker_id: str) -> dict[str, str]:
+# A member learns of a rebalance only from a heartbeat's answer; once a dead peer is evicted (`liveness.py`),
+# or a dead sink consumer by its task's new instance, that wait is most of the failover.
+REBALANCE_HEARTBEAT_MAX_MS = 500
+
+
+def membership_client_id(settings: DistributedSettings, worker_id: str, incarnation: str = "") -> str:
+    """The worker's `client.id`, its worker id (a describe of the group shows which worker owns which slots)
+    and the process's incarnation (`liveness.py` evicts exactly the member of a process that died)."""
+    client_id = f"{settings.worker.get(CLIENT_ID)}-{worker_id}"
+    return f"{client_id}-{incarnation}" if incarnation else client_id
+
+
+def membership_consumer_props(settings: DistributedSettings, worker_id: str, incarnation: str = "") -> dict[str, str]:
     """The membership consumer: classic protocol pinned (its default will change), cooperative-sticky,
-    the worker's session and heartbeat, `rebalance.timeout.ms` as the poll interval (librdkafka sends it
-    as the rebalance timeout), no commits, quick reconnects, and the worker id in the client id (after the
-    worker's `client.id`) so that a describe of the group shows which worker owns which slots."""
+    the worker's session, `rebalance.timeout.ms` as the poll interval (librdkafka sends it as the
+    rebalance timeout), no commits, quick reconnects, a heartbeat at least every 0.5 s whatever
+    `heartbeat.interval.ms` says (`REBALANCE_HEARTBEAT_MAX_MS`)."""
+    heartbeat = min(settings.heartbeat_interval_ms, REBALANCE_HEARTBEAT_MAX_MS)
     return {
         "group.id": settings.membership_group,
-        "client.id": f"{settings.worker.get(CLIENT_ID)}-{worker_id}",
+        "client.id": membership_client_id(settings, worker_id, incarnation),
         "group.protocol": "classic",
         "partition.assignment.strategy": "cooperative-sticky",
         "session.timeout.ms": str(settings.session_timeout_ms),
-        "heartbeat.interval.ms": str(settings.heartbeat_interval_ms),
+        "heartbeat.interval.ms": str(heartbeat),
         "max.poll.interval.ms": str(settings.rebalance_timeout_ms),
         "enable.auto.commit": "false",
         "auto.offset.reset": "latest",
@@ -58,8 +71,10 @@ def membership_consumer_props(settings: DistributedSettings, worker_id: str) -> 
     }
 
 
-def membership_consumer_factory(settings: DistributedSettings, worker_id: str) -> ConsumerFactory:
-    clients = internal_clients(settings.worker, membership_consumer_props(settings, worker_id))
+def membership_consumer_factory(
+    settings: DistributedSettings, worker_id: str, incarnation: str = ""
+) -> ConsumerFactory:
+    clients = internal_clients(settings.worker, membership_consumer_props(settings, worker_id, incarnation))
 
     def create() -> SinkConsumer:
         # The sink-consumer wrapper speaks slots as TopicPartitions and runs the rebalance callbacks;
@@ -71,14 +86,16 @@ def membership_consumer_factory(settings: DistributedSettings, worker_id: str) -
 
 def connector_clients(settings: DistributedSettings, guard: StallGuard) -> KafkaClients:
     """The connectors' client factory: the worker's `producer.*`/`consumer.*`/`admin.*` settings, except that
-    sink consumers default to the worker's own session timeout and heartbeat instead of Kafka's consumer
-    defaults (45 s, 3 s), so that a dead worker's sink partitions move with its tasks, not 45 s later.
+    sink consumers default to the worker's own session timeout instead of Kafka's consumer default (45 s),
+    so that a dead worker's sink partitions move with its tasks, not 45 s later, and to a heartbeat of at
+    most 0.5 s (`REBALANCE_HEARTBEAT_MAX_MS`), so that they rejoin soon after a task's new instance evicted
+    its dead predecessor (`connect.runtime.kafka.predecessor`).
     `consumer.session.timeout.ms` and `consumer.heartbeat.interval.ms` still override them. Sink consumers
     sit behind the stall guard (`stall.py`)."""
     config = settings.worker
     consumer = {
         "session.timeout.ms": str(settings.session_timeout_ms),
-        "heartbeat.interval.ms": str(settings.heartbeat_interval_ms),
+        "heartbeat.interval.ms": str(min(settings.heartbeat_interval_ms, REBALANCE_HEARTBEAT_MAX_MS)),
         **config.consumer_props(),
     }
     return GuardedClients(

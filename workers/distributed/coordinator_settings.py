@@ -9,6 +9,7 @@ from dataclasses import dataclass
 class Identity:
     worker_id: str
     url: str
+    liveness: str = ""  # `host:port` of this worker's liveness listener, written into its claims
 
 
 @dataclass(frozen=True)

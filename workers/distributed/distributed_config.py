@@ -26,6 +26,7 @@ SLOTS_STORAGE_TOPIC = "slots.storage.topic"
 SLOTS_STORAGE_PARTITIONS = "slots.storage.partitions"
 SLOTS_STORAGE_REPLICATION_FACTOR = "slots.storage.replication.factor"
 TASK_BALANCE_DELAY_MS = "task.balance.delay.ms"
+LIVENESS_PORT = "liveness.port"
 DEFAULT_SLOTS = 64
 DEFAULT_TASK_BALANCE_DELAY_MS = 2000
 
@@ -70,5 +71,13 @@ def distributed_config_def() -> ConfigDef:
         Range.at_least(0),
         Importance.LOW,
         "Quiet time before tasks move for balance.",
+    )
+    d.define(
+        LIVENESS_PORT,
+        ConfigType.INT,
+        0,
+        Range.between(0, 65535),
+        Importance.LOW,
+        "TCP port on which peers watch this worker's process (0: one the system picks).",
     )
     return d

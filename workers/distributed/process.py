@@ -25,6 +25,8 @@ the Worker and the logs. Used by `kconnect worker` (cli.py) and tests, on the ca
 from __future__ import annotations
 
 import logging
+import time
+import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
@@ -42,15 +44,22 @@ from workers.common.deferred_app import DeferredApp
 from workers.common.heap import settle_heap
 from workers.common.logs import redact_logs
 from workers.common.rest_listener import start_rest_listener, worker_id_of
-from workers.distributed.clients import connector_clients, internal_clients, membership_consumer_factory
+from workers.distributed.clients import (
+    connector_clients,
+    internal_clients,
+    membership_client_id,
+    membership_consumer_factory,
+)
 from workers.distributed.cluster_loggers import ClusterLoggers
 from workers.distributed.cluster_metrics import RebalanceMetrics, cluster_metric_groups
 from workers.distributed.cluster_view import cluster_view
 from workers.distributed.coordinator import Coordinator
 from workers.distributed.coordinator_settings import Identity, Timing
+from workers.distributed.dead_peers import DeadPeerEviction
 from workers.distributed.distributed_config import SLOTS_STORAGE_TOPIC
 from workers.distributed.generations import Generations
 from workers.distributed.herder import DistributedHerder
+from workers.distributed.liveness import LivenessListener, PeerWatcher
 from workers.distributed.local_work import LocalWork
 from workers.distributed.membership import Membership
 from workers.distributed.settings import DistributedSettings
@@ -94,6 +103,8 @@ class DistributedWorker:
         self._worker: Worker | None = None
         self._logs: list[ConfigLog | KafkaStatusStore | SlotLog] = []
         self._undo_log_redaction: Callable[[], None] | None = None
+        self._liveness: LivenessListener | None = None
+        self.peers: PeerWatcher | None = None
 
     @property
     def url(self) -> str:
@@ -122,14 +133,17 @@ class DistributedWorker:
     def _start_parts(self, deferred: DeferredApp, url: str) -> None:
         """The start, one phase a step (the module docstring's numbers), each given what it uses."""
         worker_id = worker_id_of(url)
+        incarnation = uuid.uuid4().hex[:8]
         registry = self._registry or PluginRegistry.discover()
         internal = internal_clients(self.settings.worker)
         self._ensure_internal_topics(internal)
         logs = self._start_logs(internal, worker_id)
         engine = self._build_engine(internal, worker_id, registry, logs.status)
-        coordinator = self._build_coordinator(Identity(worker_id, url), logs, engine, registry)
+        liveness = self._start_liveness(worker_id, incarnation)
+        coordinator = self._build_coordinator(Identity(worker_id, url, liveness), logs, engine, registry)
         rebalances = RebalanceMetrics(self.settings.worker.metrics_windows)
-        membership = self._build_membership(worker_id, coordinator, engine.guard, rebalances)
+        membership = self._build_membership(worker_id, incarnation, coordinator, engine.guard, rebalances)
+        self._build_peer_watcher(internal, worker_id, logs.slots)
         herder = self._build_herder(worker_id, registry, logs, engine, membership, coordinator)
         loggers = self._start_running(logs, engine, herder, coordinator, membership)
         metrics = cluster_metric_groups(
@@ -208,12 +222,38 @@ class DistributedWorker:
         )
         return self.coordinator
 
+    def _start_liveness(self, worker_id: str, incarnation: str) -> str:
+        """5. The listener peers watch this process through (`liveness.py`); its `host:port` for the claims."""
+        client_id = membership_client_id(self.settings, worker_id, incarnation)
+        self._liveness = LivenessListener(client_id, self.settings.liveness_port)
+        self._liveness.start()
+        host = worker_id.rpartition(":")[0]
+        return f"{host}:{self._liveness.port}"
+
+    def _build_peer_watcher(self, internal: KafkaClients, worker_id: str, slots: SlotLog) -> None:
+        """5. The watcher of the other slot owners' processes (started with the rest in `_start_running`)."""
+
+        def peers() -> dict[str, str]:
+            claims = slots.claims().values()
+            return {claim.worker: claim.liveness for claim in claims if claim.worker != worker_id and claim.liveness}
+
+        eviction = DeadPeerEviction(
+            internal.internal_config("admin", "kconnect-liveness"), self.settings.membership_group
+        )
+        if eviction.supported():
+            self.peers = PeerWatcher(peers, eviction, time.monotonic)
+
     def _build_membership(
-        self, worker_id: str, coordinator: Coordinator, guard: StallGuard, rebalances: RebalanceMetrics
+        self,
+        worker_id: str,
+        incarnation: str,
+        coordinator: Coordinator,
+        guard: StallGuard,
+        rebalances: RebalanceMetrics,
     ) -> Membership:
         """5. The membership of the slots group (started with the rest in `_start_running`)."""
         self.membership = Membership(
-            membership_consumer_factory(self.settings, worker_id),
+            membership_consumer_factory(self.settings, worker_id, incarnation),
             self.settings.slots_topic.name,
             coordinator,
             name="worker",
@@ -271,6 +311,8 @@ class DistributedWorker:
         worker.start()
         coordinator.start()
         membership.start()
+        if self.peers is not None:
+            self.peers.start()
         return loggers
 
     def stop(self) -> None:
@@ -278,6 +320,8 @@ class DistributedWorker:
         log.info("Kafka Connect stopping")
         if self.rest is not None:
             self.rest.stop()
+        if self.peers is not None:
+            self.peers.stop()
         if self.membership is not None and not self.membership.stop(LEAVE_TIMEOUT_S):
             log.warning("Leaving the group took longer than %.0f s", LEAVE_TIMEOUT_S)
         if self.coordinator is not None:
@@ -299,6 +343,8 @@ class DistributedWorker:
                 log.exception("Error while stopping the %s log", type(store).__name__)
         if self._undo_log_redaction is not None:
             self._undo_log_redaction()
+        if self._liveness is not None:
+            self._liveness.stop()  # last: peers that see it closed take this process for gone
         log.info("Kafka Connect stopped")
 
     def _fencer(self, clients: KafkaClients) -> Fencer:

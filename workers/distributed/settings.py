@@ -41,6 +41,7 @@ from connect.runtime.config.worker_config import (
 from workers.common.worker_props import load_worker_props
 from workers.distributed.distributed_config import (
     HEARTBEAT_INTERVAL_MS,
+    LIVENESS_PORT,
     REBALANCE_TIMEOUT_MS,
     SESSION_TIMEOUT_MS,
     SLOTS_STORAGE_PARTITIONS,
@@ -75,6 +76,7 @@ class DistributedSettings:
     worker_sync_timeout_ms: int
     balance_delay_ms: int
     exactly_once_source: str  # disabled | preparing | enabled
+    liveness_port: int = 0
     from_env: tuple[str, ...] = ()
 
     @classmethod
@@ -130,6 +132,7 @@ class DistributedSettings:
             worker_sync_timeout_ms=int(worker.get(WORKER_SYNC_TIMEOUT_MS)),
             balance_delay_ms=int(worker.get(TASK_BALANCE_DELAY_MS)),
             exactly_once_source=str(worker.get(EXACTLY_ONCE_SOURCE_SUPPORT)).lower(),
+            liveness_port=int(worker.get(LIVENESS_PORT)),
             from_env=from_env,
         )
 

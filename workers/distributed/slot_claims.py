@@ -105,7 +105,9 @@ class SlotClaims:
             return False
         identity = self._identity
         try:
-            epochs = self._slots.claim(slots, identity.worker_id, identity.url, self._timing.write_timeout)
+            epochs = self._slots.claim(
+                slots, identity.worker_id, identity.url, self._timing.write_timeout, liveness=identity.liveness
+            )
             # The catch-up barrier: whatever was written before we owned these slots is applied first.
             self._config.read_to_end(self._timing.sync_timeout)
             self._slots.read_to_end(self._timing.sync_timeout)

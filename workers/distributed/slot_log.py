@@ -4,7 +4,7 @@ Two kinds of records, both JSON values (`docs/distributed.md`):
 
 | partition | key         | value                                                                   |
 |-----------|-------------|-------------------------------------------------------------------------|
-| s         | `claim`     | `{"worker": "host:port", "url": "http://host:port/", "ts": ms}`          |
+| s         | `claim`     | `{"worker": "host:port", "url": "http://host:port/", "ts": ms, "liveness": "host:port"}` |
 | 0         | `placement` | `{"epoch": E, "config_offset": O, "connectors": {"c": slot},`            |
 |           |             | `"tasks": {"c": [slot, ...]}}`                                           |
 | 0         | `applied:<worker>` | `{"worker": "host:port", "placement": P}`                         |
@@ -59,6 +59,7 @@ class Claim:
     worker: str
     url: str
     epoch: int  # the claim record's offset in its slot's partition
+    liveness: str = ""  # `host:port` of the worker's liveness listener (`liveness.py`); empty: none
 
 
 @dataclass(frozen=True)
@@ -72,8 +73,11 @@ class Placement:
     config_offset: int = -1
 
 
-def encode_claim(worker: str, url: str) -> bytes:
-    return orjson.dumps({"worker": worker, "url": url, "ts": int(time.time() * 1000)})
+def encode_claim(worker: str, url: str, liveness: str = "") -> bytes:
+    claim = {"worker": worker, "url": url, "ts": int(time.time() * 1000)}
+    if liveness:
+        claim["liveness"] = liveness
+    return orjson.dumps(claim)
 
 
 def encode_applied(worker: str, placement_offset: int) -> bytes:
@@ -141,7 +145,7 @@ class SlotLogState:
         previous = self.claims.get(slot)
         if previous is not None and previous.epoch >= offset:
             return False
-        claim = Claim(str(value.get("worker", "")), str(value.get("url", "")), offset)
+        claim = Claim(str(value.get("worker", "")), str(value.get("url", "")), offset, str(value.get("liveness", "")))
         self.claims[slot] = claim
         if previous is None or previous.worker != claim.worker:
             self.claims_changed_at = time.monotonic()
@@ -223,10 +227,12 @@ class SlotLog:
         with self._lock:
             return self._state.placement
 
-    def claim(self, slots: Iterable[int], worker: str, url: str, timeout: float) -> dict[int, int]:
+    def claim(
+        self, slots: Iterable[int], worker: str, url: str, timeout: float, *, liveness: str = ""
+    ) -> dict[int, int]:
         """Claim `slots` for `worker`; returns each slot's epoch once Kafka confirmed and this reader read it."""
         deadline = time.monotonic() + timeout
-        value = encode_claim(worker, url)
+        value = encode_claim(worker, url, liveness)
         futures = {slot: self._log.send(CLAIM_KEY, value, partition=slot) for slot in sorted(slots)}
         epochs: dict[int, int] = {}
         for slot, future in futures.items():

@@ -1,7 +1,8 @@
 """Three `kconnect worker` processes running 2 connectors x 6 tasks, one of them killed, stopped or frozen.
 
 Driven only through REST and signals, with a session timeout of 3 s (heartbeat 0.5 s), and once with
-Kafka Connect's defaults (10 s, 3 s). Statuses are read from a surviving worker; the task instances' run
+Kafka Connect's defaults (10 s, 3 s). A killed worker's process is seen gone by its peers at once, so its
+work moves within 3 s whatever the session timeout; a frozen one is left to the session timeout. Statuses are read from a surviving worker; the task instances' run
 files (test_distributed_plugins) show when each instance ran in which process, so that "no task ran on
 two workers at once" is checked against what the processes did, not against statuses.
 """
@@ -67,7 +68,7 @@ def time_until_all_run_on(cluster: Cluster, survivors: list[WorkerProcess], sinc
 
 
 @pytest.mark.parametrize("isolation", ["thread", "process"])
-def test_a_killed_workers_tasks_run_on_the_survivors_within_the_session_timeout(
+def test_a_killed_workers_tasks_run_on_the_survivors_within_three_seconds(
     clusters: Callable[..., Cluster], isolation: str
 ) -> None:
     # With task processes, the killed worker's task processes must stop before the survivors start them.
@@ -79,7 +80,7 @@ def test_a_killed_workers_tasks_run_on_the_survivors_within_the_session_timeout(
     took = time_until_all_run_on(cluster, survivors, started, 30)
     print("measured failover_s:", round(took, 3))
 
-    assert took <= S + H + 2, f"failover took {took:.2f} s, bound S + H + 2 = {S + H + 2:.1f} s\n{cluster.logs()}"
+    assert took <= 3.0, f"failover took {took:.2f} s\n{cluster.logs()}"
     assert overlaps(read_runs(cluster.runs), {victim.pid: killed_at}) == []
     owners = wait_until(
         lambda: cluster.balanced_on(CONNECTORS, TASKS, survivors, via=survivors[0]), 30, "6 tasks on each survivor"
@@ -180,8 +181,11 @@ def test_a_frozen_workers_task_processes_stop_their_tasks_before_the_survivors_t
     assert sorted(per_worker(rejoined).values()) == [4, 4, 4]
 
 
-def test_failover_with_kafka_connects_default_session_timeout(clusters: Callable[..., Cluster]) -> None:
-    """session.timeout.ms=10000 and heartbeat.interval.ms=3000 (Kafka Connect's defaults): S - H <= T <= S + H + 2."""
+def test_failover_with_kafka_connects_default_session_timeout_takes_no_session_timeout(
+    clusters: Callable[..., Cluster],
+) -> None:
+    """session.timeout.ms=10000 and heartbeat.interval.ms=3000 (Kafka Connect's defaults): the survivors see
+    the killed process's liveness connection close and evict it from the group, so T <= 3 s, not S."""
     cluster, _, _ = running_balanced(clusters(3, session_timeout_ms="10000", heartbeat_interval_ms="3000"))
     victim, survivors = victim_and_survivors(cluster)
 
@@ -190,5 +194,5 @@ def test_failover_with_kafka_connects_default_session_timeout(clusters: Callable
     took = time_until_all_run_on(cluster, survivors, started, 60)
     print("measured default_failover_s:", round(took, 3))
 
-    assert 10 - 3 <= took <= 10 + 3 + 2, f"failover took {took:.2f} s\n{cluster.logs()}"
+    assert took <= 3.0, f"failover took {took:.2f} s\n{cluster.logs()}"
     assert overlaps(read_runs(cluster.runs), {victim.pid: killed_at}) == []

@@ -135,8 +135,10 @@ class FakeSlotLog:
         self.on_change()
         return offset
 
-    def claim(self, slots: Iterable[int], worker: str, url: str, timeout: float) -> dict[int, int]:
-        return {slot: self.append(slot, CLAIM_KEY, encode_claim(worker, url)) for slot in slots}
+    def claim(
+        self, slots: Iterable[int], worker: str, url: str, timeout: float, *, liveness: str = ""
+    ) -> dict[int, int]:
+        return {slot: self.append(slot, CLAIM_KEY, encode_claim(worker, url, liveness)) for slot in slots}
 
     def publish_placement(
         self, epoch: int, slots: Mapping[Unit, int], timeout: float, *, config_offset: int = -1
