@@ -2,9 +2,10 @@
 
 Driven only through REST and signals, with a session timeout of 3 s (heartbeat 0.5 s), and once with
 Kafka Connect's defaults (10 s, 3 s). A killed worker's process is seen gone by its peers at once, so its
-work moves within 3 s whatever the session timeout; a frozen one is left to the session timeout. Statuses are read from a surviving worker; the task instances' run
-files (test_distributed_plugins) show when each instance ran in which process, so that "no task ran on
-two workers at once" is checked against what the processes did, not against statuses.
+work moves within 3 s whatever the session timeout; a frozen one is left to the session timeout.
+Statuses are read from a surviving worker; the task instances' run files (test_distributed_plugins) show
+when each instance ran in which process, so that "no task ran on two workers at once" is checked against
+what the processes did, not against statuses.
 """
 
 from __future__ import annotations
