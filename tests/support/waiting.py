@@ -31,3 +31,17 @@ def wait_until(
             raise AssertionError(f"timed out after {timeout:g} s waiting for {what} (last value: {value!r})")
         pause = min(_FAST_POLL_S, interval) if now - started < _FAST_PHASE_S else interval
         time.sleep(min(pause, deadline - now))
+
+
+def holds_for(condition: Callable[[], object], duration: float, what: str, interval: float = 0.1) -> None:
+    """`condition()` stays truthy for `duration` seconds, polled every `interval`; AssertionError naming
+    `what` at the first falsy value (a negative to show: that nothing happens for a while)."""
+    deadline = time.monotonic() + duration
+    while True:
+        value = condition()
+        if not value:
+            raise AssertionError(f"{what} stopped holding (value: {value!r})")
+        now = time.monotonic()
+        if now >= deadline:
+            return
+        time.sleep(min(interval, deadline - now))

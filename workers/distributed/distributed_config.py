@@ -27,6 +27,8 @@ SLOTS_STORAGE_PARTITIONS = "slots.storage.partitions"
 SLOTS_STORAGE_REPLICATION_FACTOR = "slots.storage.replication.factor"
 TASK_BALANCE_DELAY_MS = "task.balance.delay.ms"
 LIVENESS_PORT = "liveness.port"
+LIVENESS_TIMEOUT_MS = "liveness.timeout.ms"
+DEFAULT_LIVENESS_TIMEOUT_MS = 4000
 DEFAULT_SLOTS = 64
 DEFAULT_TASK_BALANCE_DELAY_MS = 2000
 
@@ -79,5 +81,13 @@ def distributed_config_def() -> ConfigDef:
         Range.between(0, 65535),
         Importance.LOW,
         "TCP port on which peers watch this worker's process (0: one the system picks).",
+    )
+    d.define(
+        LIVENESS_TIMEOUT_MS,
+        ConfigType.INT,
+        DEFAULT_LIVENESS_TIMEOUT_MS,
+        Range.at_least(0),
+        Importance.LOW,
+        "A peer not heard from this long is taken for hung and evicted (0: left to its session timeout).",
     )
     return d

@@ -28,6 +28,7 @@ import logging
 import selectors
 import socket
 import threading
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
@@ -41,6 +42,16 @@ _PROBE_RETRY_S = 0.02
 _RECONNECT_AFTER_S = 1.0
 _SELECT_S = 0.25
 _HELLO_LIMIT = 4096
+HEARTBEAT_S = 0.5  # how often a listener writes a byte to each peer
+_WATCHER_STALL_S = 1.0  # a watcher step later than this: the watcher itself stood still, not its peers
+_BEAT = b"."
+
+
+def silence_stall_threshold(silence_limit_s: float) -> float:
+    """A stall of this process longer than this may have made its peers take it for hung (their clock starts
+    at its last beat, up to one beat before the stall): the stall guard must act before that, with a second
+    to spare."""
+    return max(0.5, silence_limit_s - HEARTBEAT_S - 1.0)
 
 
 class LivenessListener:
@@ -52,6 +63,7 @@ class LivenessListener:
         self._selector = selectors.DefaultSelector()
         self._selector.register(self._server, selectors.EVENT_READ)
         self._stopped = threading.Event()
+        self._peers: list[socket.socket] = []
         self._thread = threading.Thread(target=self._serve, name="liveness-listener", daemon=True)
 
     @property
@@ -67,10 +79,14 @@ class LivenessListener:
         self._thread.join(2.0)
 
     def _serve(self) -> None:
+        next_beat = time.monotonic()
         while not self._stopped.is_set():
             try:
-                for key, _ in self._selector.select(_SELECT_S):
+                for key, _ in self._selector.select(min(_SELECT_S, max(next_beat - time.monotonic(), 0.0))):
                     self._ready(key.fileobj)  # type: ignore[arg-type]
+                if time.monotonic() >= next_beat:
+                    self._beat()
+                    next_beat = time.monotonic() + HEARTBEAT_S
             except Exception:  # the listener must outlive any one connection's trouble
                 log.exception("Liveness listener")
         for key in list(self._selector.get_map().values()):
@@ -87,14 +103,30 @@ class LivenessListener:
                 return
             peer.setblocking(False)
             self._selector.register(peer, selectors.EVENT_READ)
+            self._peers.append(peer)
             return
         try:
             data = sock.recv(_HELLO_LIMIT)
         except OSError:
             data = b""
         if not data:  # the peer went away or closed its end
+            self._forget(sock)
+
+    def _beat(self) -> None:
+        """One byte to every peer: a process that stops sending them is hung (or cut off)."""
+        for peer in list(self._peers):
+            try:
+                peer.send(_BEAT)
+            except BlockingIOError:
+                pass  # its buffer is full: it has not read for a while; its own watcher judges that
+            except OSError:
+                self._forget(peer)
+
+    def _forget(self, sock: socket.socket) -> None:
+        if sock in self._peers:
+            self._peers.remove(sock)
             self._selector.unregister(sock)
-            sock.close()
+        sock.close()
 
 
 @dataclass
@@ -102,6 +134,8 @@ class _Link:
     address: str
     client_id: str
     sock: socket.socket
+    heard_at: float = 0.0
+    silent: bool = False  # reported for its silence; not again until it is heard from
 
 
 @dataclass
@@ -118,6 +152,9 @@ class PeerWatcher:
     peers: Callable[[], Mapping[str, str]]
     on_death: Callable[[str, str], None]  # (worker id, membership client id)
     clock: Callable[[], float]
+    silence_limit: float = float("inf")  # a peer not heard from this long is hung: reported like a dead one
+    _selected_at: float | None = None  # when the last select came back
+    _connecting: float = 0.0  # seconds spent connecting since then
     _links: dict[str, _Link] = field(default_factory=dict)
     _pending: dict[str, _Pending] = field(default_factory=dict)
     _stopped: threading.Event = field(default_factory=threading.Event)
@@ -164,21 +201,52 @@ class PeerWatcher:
             if worker in self._links or (pending.address == address and pending.retry_at > now):
                 continue
             pending.address = address
-            link = _connect(address)
+            link = self._timed_connect(address)
             if isinstance(link, _Link):
+                link.heard_at = self.clock()
                 self._links[worker] = link
                 del self._pending[worker]
                 selector.register(link.sock, selectors.EVENT_READ, worker)
             else:
                 pending.retry_at = now + _RECONNECT_AFTER_S
-        for key, _ in selector.select(_SELECT_S):
-            self._readable(selector, str(key.data))
+        # Silence is judged at the time the select came back: a stall of this process after it (or a
+        # slow probe of another peer) must not count against a peer whose bytes wait in the socket.
+        ready = selector.select(_SELECT_S)
+        selected = self.clock()
+        if self._selected_at is not None:  # late: the time since the last step not spent waiting or connecting
+            self._check_own_stall(selected - self._selected_at - _SELECT_S - self._connecting, selected)
+        self._selected_at, self._connecting = selected, 0.0
+        for key, _ in ready:
+            self._readable(selector, str(key.data), selected)
+        self._check_silence(selected)
 
-    def _readable(self, selector: selectors.BaseSelector, worker: str) -> None:
+    def _check_own_stall(self, late: float, now: float) -> None:
+        """After a stall of this process (the select came back `late` seconds after its timeout), every peer
+        looks silent: hear them all anew instead of blaming them."""
+        if late > _WATCHER_STALL_S:
+            for link in self._links.values():
+                link.heard_at = now
+
+    def _check_silence(self, now: float) -> None:
+        for worker, link in list(self._links.items()):
+            if link.silent or now - link.heard_at < self.silence_limit:
+                continue
+            link.silent = True
+            log.warning(
+                "Worker %s has not been heard from for %.1f s (hung, or cut off): evicting it from the group",
+                worker,
+                now - link.heard_at,
+            )
+            self.on_death(worker, link.client_id)
+
+    def _readable(self, selector: selectors.BaseSelector, worker: str, now: float) -> None:
         link = self._links[worker]
         try:
             if link.sock.recv(_HELLO_LIMIT):
-                return  # the listener never writes after its hello; nothing to do
+                if link.silent:
+                    log.info("Worker %s is heard from again", worker)
+                link.heard_at, link.silent = now, False
+                return
         except BlockingIOError:
             return
         except OSError:
@@ -194,6 +262,7 @@ class PeerWatcher:
             self.on_death(worker, link.client_id)
             return
         if isinstance(again, _Link):
+            again.heard_at = self.clock()
             if again.client_id != link.client_id:
                 log.warning("Worker %s was replaced by a new process: evicting the old one from the group", worker)
                 self.on_death(worker, link.client_id)
@@ -208,9 +277,16 @@ class PeerWatcher:
         land in its listener's queue and be reset a moment later. So a reset is tried again, for a while."""
         deadline = self.clock() + _PROBE_WINDOW_S
         while True:
-            again = _connect(address)
+            again = self._timed_connect(address)
             if again != "reset" or self.clock() >= deadline or self._stopped.wait(_PROBE_RETRY_S):
                 return again
+
+    def _timed_connect(self, address: str) -> _Link | str:
+        started = self.clock()
+        try:
+            return _connect(address)
+        finally:
+            self._connecting += self.clock() - started
 
     def _drop(self, selector: selectors.BaseSelector, worker: str) -> None:
         link = self._links.pop(worker, None)

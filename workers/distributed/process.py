@@ -59,7 +59,7 @@ from workers.distributed.dead_peers import DeadPeerEviction
 from workers.distributed.distributed_config import SLOTS_STORAGE_TOPIC
 from workers.distributed.generations import Generations
 from workers.distributed.herder import DistributedHerder
-from workers.distributed.liveness import LivenessListener, PeerWatcher
+from workers.distributed.liveness import LivenessListener, PeerWatcher, silence_stall_threshold
 from workers.distributed.local_work import LocalWork
 from workers.distributed.membership import Membership
 from workers.distributed.settings import DistributedSettings
@@ -179,7 +179,12 @@ class DistributedWorker:
     ) -> _Engine:
         """3. The Worker, with the offsets store and a status listener that stamps generations."""
         settings = self.settings
-        guard = StallGuard(stall_threshold(settings.session_timeout_ms / 1000, settings.heartbeat_interval_ms / 1000))
+        guard = StallGuard(
+            min(
+                stall_threshold(settings.session_timeout_ms / 1000, settings.heartbeat_interval_ms / 1000),
+                silence_stall_threshold(settings.silence_limit_s),
+            )
+        )
         offsets = KafkaOffsetStore(settings.offset_topic.name, internal)
         clients = connector_clients(settings, guard)
         generations = Generations()
@@ -241,7 +246,7 @@ class DistributedWorker:
             internal.internal_config("admin", "kconnect-liveness"), self.settings.membership_group
         )
         if eviction.supported():
-            self.peers = PeerWatcher(peers, eviction, time.monotonic)
+            self.peers = PeerWatcher(peers, eviction, time.monotonic, silence_limit=self.settings.silence_limit_s)
 
     def _build_membership(
         self,

@@ -42,6 +42,7 @@ from workers.common.worker_props import load_worker_props
 from workers.distributed.distributed_config import (
     HEARTBEAT_INTERVAL_MS,
     LIVENESS_PORT,
+    LIVENESS_TIMEOUT_MS,
     REBALANCE_TIMEOUT_MS,
     SESSION_TIMEOUT_MS,
     SLOTS_STORAGE_PARTITIONS,
@@ -77,6 +78,7 @@ class DistributedSettings:
     balance_delay_ms: int
     exactly_once_source: str  # disabled | preparing | enabled
     liveness_port: int = 0
+    liveness_timeout_ms: int = 0  # 0: a hung peer is left to its session timeout
     from_env: tuple[str, ...] = ()
 
     @classmethod
@@ -133,6 +135,7 @@ class DistributedSettings:
             balance_delay_ms=int(worker.get(TASK_BALANCE_DELAY_MS)),
             exactly_once_source=str(worker.get(EXACTLY_ONCE_SOURCE_SUPPORT)).lower(),
             liveness_port=int(worker.get(LIVENESS_PORT)),
+            liveness_timeout_ms=int(worker.get(LIVENESS_TIMEOUT_MS)),
             from_env=from_env,
         )
 
@@ -144,6 +147,11 @@ class DistributedSettings:
         """
         loaded = load_worker_props(path, environ)
         return cls.from_props(loaded.props, loaded.from_env)
+
+    @property
+    def silence_limit_s(self) -> float:
+        """How long a peer may go unheard before it is taken for hung (`liveness.py`); inf: never."""
+        return self.liveness_timeout_ms / 1000 if self.liveness_timeout_ms > 0 else float("inf")
 
     @property
     def exactly_once_enabled(self) -> bool:

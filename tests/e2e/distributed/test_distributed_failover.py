@@ -10,6 +10,7 @@ what the processes did, not against statuses.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
 import time
@@ -17,6 +18,7 @@ from collections import Counter
 from collections.abc import Callable
 
 import pytest
+from confluent_kafka import Producer
 
 from tests.support.distributed_workers import (
     HEARTBEAT_MS,
@@ -32,7 +34,7 @@ from tests.support.distributed_workers import (
 )
 from tests.support.processes import task_processes_of
 from tests.support.recording_plugins import read_runs
-from tests.support.waiting import wait_until
+from tests.support.waiting import holds_for, wait_until
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timed]
 
@@ -197,3 +199,96 @@ def test_failover_with_kafka_connects_default_session_timeout_takes_no_session_t
 
     assert took <= 3.0, f"failover took {took:.2f} s\n{cluster.logs()}"
     assert overlaps(read_runs(cluster.runs), {victim.pid: killed_at}) == []
+
+
+DEFAULT_TIMEOUTS = {"session_timeout_ms": "10000", "heartbeat_interval_ms": "3000"}  # Kafka Connect's
+
+
+def test_a_frozen_worker_s_tasks_run_elsewhere_within_six_seconds_with_kafka_connects_defaults(
+    clusters: Callable[..., Cluster],
+) -> None:
+    """A hung process keeps its connections open: its peers stop hearing its liveness beats and evict it
+    after liveness.timeout.ms (4 s), long before its 10 s session expires. When it thaws, its stall guard
+    (2.5 s) has already made it drop its work: it hands its sinks nothing and rejoins."""
+    cluster, _, _ = running_balanced(clusters(3, **DEFAULT_TIMEOUTS))
+    victim, survivors = victim_and_survivors(cluster)
+
+    started = time.monotonic()
+    frozen_at = victim.signal(signal.SIGSTOP)
+    took = time_until_all_run_on(cluster, survivors, started, 30)
+    print("measured default_frozen_failover_s:", round(took, 3))
+    assert took <= 6.0, f"failover from a frozen worker took {took:.2f} s\n{cluster.logs()}"
+    thawed_at = victim.signal(signal.SIGCONT)
+
+    def zombie_runs_stopped() -> bool:
+        runs = [r for r in read_runs(cluster.runs) if r.pid == victim.pid]
+        return bool(runs) and all(r.stop is not None for r in runs)
+
+    wait_until(zombie_runs_stopped, 15, "the thawed worker to stop every task it ran")
+    zombie_runs = [r for r in read_runs(cluster.runs) if r.pid == victim.pid and r.start < frozen_at]
+    late_puts = [(r.task, p - thawed_at) for r in zombie_runs for p in r.puts if p >= thawed_at]
+    assert late_puts == [], f"the thawed worker's sink tasks still wrote: {late_puts}"
+    # So its runs ended, in effect, when it froze (it stops them only once thawed); no other two instances
+    # of a task overlapped.
+    runs = [
+        dataclasses.replace(r, stop=frozen_at) if r.pid == victim.pid and r.start < frozen_at else r
+        for r in read_runs(cluster.runs)
+    ]
+    assert overlaps(runs, {}) == []
+    wait_until(
+        lambda: cluster.balanced_on(CONNECTORS, TASKS, cluster.workers, via=survivors[0]),
+        60,
+        "the thawed worker to rejoin and run its share again",
+    )
+
+
+def test_a_worker_paused_for_a_second_and_a_half_keeps_every_task_with_kafka_connects_defaults(
+    clusters: Callable[..., Cluster],
+) -> None:
+    cluster, owners, _ = running_balanced(clusters(3, **DEFAULT_TIMEOUTS))
+    victim, survivors = victim_and_survivors(cluster)
+    runs_before = {(r.task, r.pid, r.start) for r in read_runs(cluster.runs)}
+
+    victim.signal(signal.SIGSTOP)
+    paused = time.monotonic()
+    wait_until(lambda: time.monotonic() - paused >= 1.5, 5, "a pause of 1.5 s")
+    victim.signal(signal.SIGCONT)
+
+    # Past the liveness timeout (4 s) and the stall guard (2.5 s), nothing stopped and nothing started.
+    def nothing_moved() -> bool:
+        runs = read_runs(cluster.runs)
+        return all(r.stop is None for r in runs) and {(r.task, r.pid, r.start) for r in runs} == runs_before
+
+    try:
+        holds_for(nothing_moved, 6.0, "every task where it was, never restarted", interval=0.2)
+    except AssertionError:
+        print(cluster.logs())
+        raise
+    assert cluster.running_on(CONNECTORS, TASKS, cluster.workers, via=survivors[0]) == owners
+
+
+def test_after_a_kill_records_reach_every_sink_partition_again_within_three_seconds(
+    clusters: Callable[..., Cluster],
+) -> None:
+    """Kafka Connect's default timeouts; one marker record produced to each of the 6 partitions right after
+    the kill. The killed worker's sink tasks restart on the survivors and evict their predecessors'
+    consumers from the sink group, so the markers arrive without waiting for those consumers' sessions.
+    The run files are read back, so the time includes up to one offset flush (250 ms here)."""
+    cluster, _, topic = running_balanced(clusters(3, offset_flush_interval_ms="250", **DEFAULT_TIMEOUTS))
+    victim, _survivors = victim_and_survivors(cluster)
+    producer = Producer({"bootstrap.servers": cluster.bootstrap, "linger.ms": 0})
+
+    started = time.monotonic()
+    victim.signal(signal.SIGKILL)
+    markers = {f"marker-{partition}" for partition in range(6)}
+    for partition in range(6):
+        producer.produce(topic, key=f"marker-{partition}", value=b"{}", partition=partition)
+    producer.flush(10)
+
+    def delivered() -> set[str]:
+        return markers & {key for run in read_runs(cluster.runs) for key in run.keys}
+
+    wait_until(lambda: delivered() == markers, 30, "a marker from every partition in a sink's run file")
+    took = time.monotonic() - started
+    print("measured default_sink_data_s:", round(took, 3))
+    assert took <= 3.0, f"the markers took {took:.2f} s\n{cluster.logs()}"

@@ -71,6 +71,11 @@ class OneShotServer:
         with self.lock:
             return len(self.accepted)
 
+    def beat(self) -> None:
+        with self.lock:
+            for conn in self.accepted:
+                conn.send(b".")
+
     def drop_connections(self) -> None:
         with self.lock:
             for conn in self.accepted:
@@ -149,3 +154,70 @@ def test_a_peer_never_reached_or_no_longer_an_owner_is_never_reported(
     wait_until(lambda: watcher.rounds >= after + 8, 10.0, "two seconds of the watcher's steps")
 
     assert deaths.seen == []
+
+
+class JumpingClock:
+    """time.monotonic, plus whatever a test adds: what a stall of the watcher's own process looks like."""
+
+    def __init__(self) -> None:
+        self.offset = 0.0
+
+    def __call__(self) -> float:
+        return time.monotonic() + self.offset
+
+
+def silent_watcher(limit: float, clock: JumpingClock | None = None) -> tuple[PeerWatcher, Peers, Deaths]:
+    peers, deaths = Peers(), Deaths()
+    watcher = PeerWatcher(peers, deaths, clock or time.monotonic, silence_limit=limit)
+    watcher.start()
+    return watcher, peers, deaths
+
+
+def test_a_silent_peer_is_reported_once_until_it_is_heard_from_again() -> None:
+    watcher, peers, deaths = silent_watcher(1.0)
+    server = OneShotServer("c-hung")  # says hello, then nothing: a hung process's kernel keeps the link open
+    try:
+        peers.addresses["w2:8083"] = server.address
+        wait_until(lambda: deaths.seen, 5.0, "the silent peer to be reported")
+        reported = watcher.rounds
+        wait_until(lambda: watcher.rounds >= reported + 8, 10.0, "two more seconds of silence")
+        assert deaths.seen == [("w2:8083", "c-hung")]  # once: an evicted member that rejoins is not chased
+
+        server.beat()  # heard from again ...
+        wait_until(lambda: watcher.rounds >= reported + 10, 10.0, "the beat to be read")
+        wait_until(lambda: len(deaths.seen) == 2, 5.0, "... and silent again: reported again")
+    finally:
+        watcher.stop()
+        server.close()
+
+
+def test_a_beating_listener_is_never_reported_as_silent() -> None:
+    watcher, peers, deaths = silent_watcher(2.0)  # four beats: a loaded test machine may delay one or two
+    listener = LivenessListener("c-alive")
+    listener.start()
+    try:
+        peers.addresses["w2:8083"] = f"127.0.0.1:{listener.port}"
+        wait_until(lambda: watcher.watched(), 5.0, "the link")
+        start = watcher.rounds
+        wait_until(lambda: watcher.rounds >= start + 12, 10.0, "three seconds of the watcher's steps")
+        assert deaths.seen == []
+    finally:
+        watcher.stop()
+        listener.stop()
+
+
+def test_the_watcher_s_own_stall_blames_no_peer() -> None:
+    clock = JumpingClock()
+    watcher, peers, deaths = silent_watcher(2.0, clock)
+    listener = LivenessListener("c-alive")
+    listener.start()
+    try:
+        peers.addresses["w2:8083"] = f"127.0.0.1:{listener.port}"
+        wait_until(lambda: watcher.watched(), 5.0, "the link")
+        clock.offset += 5.0  # as if this process had stood still for 5 s in the middle of a step
+        start = watcher.rounds
+        wait_until(lambda: watcher.rounds >= start + 8, 10.0, "two seconds of the watcher's steps")
+        assert deaths.seen == []
+    finally:
+        watcher.stop()
+        listener.stop()
