@@ -52,6 +52,8 @@ from connect.mirror.source_task import offset_syncs_side, offset_syncs_topic
 
 log = logging.getLogger(__name__)
 
+_READ_BACK_RETRY_S = 0.2
+
 
 def checkpoint_partition(checkpoint: Checkpoint) -> dict[str, Any]:
     """Connect's source partition of a checkpoint, keys in Java's order."""
@@ -118,11 +120,7 @@ class MirrorCheckpointTask(SourceTask):
             props, "target", "checkpoints-target-consumer", self._topic, on_checkpoint, task_index
         )
         try:
-            reader.read_to_end(self._timeout_s)
-            checkpoints_read = True
-        except ConnectError as exc:
-            log.warning("Could not read back %s; older offsets will not be translated: %s", self._topic, exc)
-            checkpoints_read = False
+            checkpoints_read = self._read_back(reader)
         finally:
             reader.stop()
         with self._lock:
@@ -134,6 +132,21 @@ class MirrorCheckpointTask(SourceTask):
             self._store.read_to_end_done()
         self._syncs_reader.follow(f"{self._topic}-offset-syncs-reader")
         self._ready.set()
+
+    def _read_back(self, reader: clusters.PartitionReader) -> bool:
+        """Read the checkpoints topic to its end; False if it cannot be read within the admin timeout. The
+        connector creates the topic just before its tasks start, and a topic that new may not be known to
+        every broker yet: that is waited for (as Java's KafkaBasedLog waits), not taken for a failed read,
+        which would keep only the newest offset sync of each partition from before this start."""
+        deadline = time.monotonic() + self._timeout_s
+        while True:
+            try:
+                reader.read_to_end(max(deadline - time.monotonic(), 1.0))
+                return True
+            except ConnectError as exc:
+                if time.monotonic() >= deadline or self._stopping.wait(_READ_BACK_RETRY_S):
+                    log.warning("Could not read back %s; older offsets will not be translated: %s", self._topic, exc)
+                    return False
 
     def _on_sync(self, key: bytes | None, value: bytes | None) -> None:
         if key is None or value is None:
