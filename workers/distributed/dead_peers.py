@@ -27,8 +27,6 @@ class DeadPeerEviction:
         return self._eviction.supported()
 
     def __call__(self, worker: str, client_id: str) -> None:
-        if not self.supported():
-            return
         try:
             evicted = self._eviction.evict(self._group, lambda member: member.client_id == client_id)
         except Exception as exc:  # the coordinator moving or gone: the session timeout still decides

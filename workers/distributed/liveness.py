@@ -197,8 +197,10 @@ class PeerWatcher:
             del self._pending[worker]
         now = self.clock()
         for worker, address in wanted.items():
+            if worker in self._links:
+                continue
             pending = self._pending.setdefault(worker, _Pending(address))
-            if worker in self._links or (pending.address == address and pending.retry_at > now):
+            if pending.address == address and pending.retry_at > now:
                 continue
             pending.address = address
             link = self._timed_connect(address)

@@ -60,6 +60,12 @@ def victim_and_survivors(cluster: Cluster) -> tuple[WorkerProcess, list[WorkerPr
     return victim, [w for w in cluster.workers if w is not victim]
 
 
+def all_runs_stopped(cluster: Cluster, pids: set[int]) -> bool:
+    """The processes `pids` ran task instances, and every one of them has stopped."""
+    runs = [r for r in read_runs(cluster.runs) if r.pid in pids]
+    return bool(runs) and all(r.stop is not None for r in runs)
+
+
 def time_until_all_run_on(cluster: Cluster, survivors: list[WorkerProcess], since: float, timeout: float) -> float:
     wait_until(
         lambda: cluster.running_on(CONNECTORS, TASKS, survivors, via=survivors[0]),
@@ -122,11 +128,7 @@ def test_a_frozen_worker_stops_its_tasks_when_it_thaws_and_rejoins(clusters: Cal
     wait_until(lambda: time.monotonic() - started > S + 2, 10, "the freeze to outlast the session timeout")
     thawed_at = victim.signal(signal.SIGCONT)
 
-    def zombie_runs_stopped() -> bool:
-        runs = [r for r in read_runs(cluster.runs) if r.pid == victim.pid]
-        return bool(runs) and all(r.stop is not None for r in runs)
-
-    wait_until(zombie_runs_stopped, 15, "the thawed worker to stop every task it ran")
+    wait_until(lambda: all_runs_stopped(cluster, {victim.pid}), 15, "the thawed worker to stop every task it ran")
     last_stop = max(r.stop or 0.0 for r in read_runs(cluster.runs) if r.pid == victim.pid)
     print("measured zombie_stop_s:", round(last_stop - thawed_at, 3))
     zombie_runs = [r for r in read_runs(cluster.runs) if r.pid == victim.pid and r.start < frozen_at]
@@ -162,11 +164,8 @@ def test_a_frozen_workers_task_processes_stop_their_tasks_before_the_survivors_t
     try:
         time_until_all_run_on(cluster, survivors, started, 30)
 
-        def zombie_runs_stopped() -> bool:
-            runs = [r for r in read_runs(cluster.runs) if r.pid in task_processes]
-            return bool(runs) and all(r.stop is not None for r in runs)
-
-        wait_until(zombie_runs_stopped, 10, "the frozen worker's task processes to stop their tasks")
+        stopped = "the frozen worker's task processes to stop their tasks"
+        wait_until(lambda: all_runs_stopped(cluster, task_processes), 10, stopped)
         assert overlaps(read_runs(cluster.runs), {}) == []
     finally:
         victim.signal(signal.SIGCONT)
@@ -220,11 +219,7 @@ def test_a_frozen_worker_s_tasks_run_elsewhere_within_six_seconds_with_kafka_con
     assert took <= 6.0, f"failover from a frozen worker took {took:.2f} s\n{cluster.logs()}"
     thawed_at = victim.signal(signal.SIGCONT)
 
-    def zombie_runs_stopped() -> bool:
-        runs = [r for r in read_runs(cluster.runs) if r.pid == victim.pid]
-        return bool(runs) and all(r.stop is not None for r in runs)
-
-    wait_until(zombie_runs_stopped, 15, "the thawed worker to stop every task it ran")
+    wait_until(lambda: all_runs_stopped(cluster, {victim.pid}), 15, "the thawed worker to stop every task it ran")
     zombie_runs = [r for r in read_runs(cluster.runs) if r.pid == victim.pid and r.start < frozen_at]
     late_puts = [(r.task, p - thawed_at) for r in zombie_runs for p in r.puts if p >= thawed_at]
     assert late_puts == [], f"the thawed worker's sink tasks still wrote: {late_puts}"

@@ -4,6 +4,7 @@ not; a peer replaced by a new process at the same address is."""
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import threading
 import time
@@ -191,33 +192,32 @@ def test_a_silent_peer_is_reported_once_until_it_is_heard_from_again() -> None:
         server.close()
 
 
-def test_a_beating_listener_is_never_reported_as_silent() -> None:
-    watcher, peers, deaths = silent_watcher(2.0)  # four beats: a loaded test machine may delay one or two
+@contextlib.contextmanager
+def linked_to_a_beating_listener(watcher: PeerWatcher, peers: Peers) -> Iterator[None]:
     listener = LivenessListener("c-alive")
     listener.start()
     try:
         peers.addresses["w2:8083"] = f"127.0.0.1:{listener.port}"
         wait_until(lambda: watcher.watched(), 5.0, "the link")
-        start = watcher.rounds
-        wait_until(lambda: watcher.rounds >= start + 12, 10.0, "three seconds of the watcher's steps")
-        assert deaths.seen == []
+        yield
     finally:
         watcher.stop()
         listener.stop()
+
+
+def test_a_beating_listener_is_never_reported_as_silent() -> None:
+    watcher, peers, deaths = silent_watcher(2.0)  # four beats: a loaded test machine may delay one or two
+    with linked_to_a_beating_listener(watcher, peers):
+        start = watcher.rounds
+        wait_until(lambda: watcher.rounds >= start + 12, 10.0, "three seconds of the watcher's steps")
+        assert deaths.seen == []
 
 
 def test_the_watcher_s_own_stall_blames_no_peer() -> None:
     clock = JumpingClock()
     watcher, peers, deaths = silent_watcher(2.0, clock)
-    listener = LivenessListener("c-alive")
-    listener.start()
-    try:
-        peers.addresses["w2:8083"] = f"127.0.0.1:{listener.port}"
-        wait_until(lambda: watcher.watched(), 5.0, "the link")
+    with linked_to_a_beating_listener(watcher, peers):
         clock.offset += 5.0  # as if this process had stood still for 5 s in the middle of a step
         start = watcher.rounds
         wait_until(lambda: watcher.rounds >= start + 8, 10.0, "two seconds of the watcher's steps")
         assert deaths.seen == []
-    finally:
-        watcher.stop()
-        listener.stop()
