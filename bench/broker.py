@@ -16,7 +16,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from confluent_kafka import KafkaException, TopicPartition
+from confluent_kafka import ConsumerGroupState, KafkaException, TopicPartition
 from confluent_kafka.admin import AdminClient, OffsetSpec
 from confluent_kafka.cimpl import NewTopic  # where the typed stubs declare it
 
@@ -164,6 +164,18 @@ class KafkaAdmin:
         for future in self._admin.delete_topics(names, operation_timeout=30).values():
             with contextlib.suppress(Exception):
                 future.result(timeout=30)
+
+    def group_member_partitions(self, group: str) -> list[tuple[str, int]] | None:
+        """Each member of consumer group `group` as (client id, partitions it holds); None unless the group is
+        stable."""
+        try:
+            futures = self._admin.describe_consumer_groups([group], request_timeout=5)
+            description = futures[group].result(timeout=10)
+        except KafkaException:
+            return None
+        if description.state != ConsumerGroupState.STABLE:
+            return None
+        return [(member.client_id, len(member.assignment.topic_partitions)) for member in description.members]
 
     def topics_with_prefix(self, prefix: str) -> list[str]:
         return [name for name in self._admin.list_topics(timeout=10).topics if name.startswith(prefix)]

@@ -79,6 +79,13 @@ class ManagedProcess:
         with contextlib.suppress(subprocess.TimeoutExpired):
             self._popen.wait(10)
 
+    def pause(self) -> None:
+        """SIGSTOP of the whole group: a hung process, whose connections stay open and silent."""
+        self._signal_group(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        self._signal_group(signal.SIGCONT)
+
     def stop(self, timeout: float = 15.0) -> None:
         """SIGTERM the process group, SIGKILL it after `timeout`, and reap the leader."""
         if self.alive():

@@ -94,9 +94,10 @@ class Sizes:
     distributed_source_records: int
     distributed_repetitions: int
     failover_connectors: int
-    failover_kills: int
+    failover_trials: int  # per fault
     failover_bound_seconds: float
-    failover_default_kills: int
+    failover_default_kills: int  # kill -9 and the pause
+    failover_default_signal_trials: int  # SIGSTOP and SIGTERM
     failover_default_bound_seconds: float
     # rebalance: joins of a 4th worker (each after the first follows a SIGTERM of that worker), then restarts of
     # one worker; Java's default-delay cluster joins once (a leave holds the leaver's tasks for 5 minutes) and
@@ -152,10 +153,12 @@ FULL = Sizes(
     distributed_source_records=3_000_000,
     distributed_repetitions=3,
     failover_connectors=6,
-    failover_kills=20,
+    failover_trials=20,
     failover_bound_seconds=120.0,
     # Each kill under Java's default delay takes about 5 minutes to recover: 20 would add 2 hours.
     failover_default_kills=3,
+    # SIGSTOP and SIGTERM also leave the work unassigned for the whole delay: one each adds 10 minutes.
+    failover_default_signal_trials=1,
     failover_default_bound_seconds=420.0,
     rebalance_joins=5,
     rebalance_restarts=3,
@@ -199,9 +202,10 @@ QUICK = Sizes(
     distributed_source_records=500_000,
     distributed_repetitions=1,
     failover_connectors=6,
-    failover_kills=2,
+    failover_trials=2,
     failover_bound_seconds=60.0,
     failover_default_kills=1,
+    failover_default_signal_trials=1,
     failover_default_bound_seconds=25.0,
     # One join and one restart per cluster: the group then takes about 4 minutes, most of it Java's set-up.
     rebalance_joins=1,

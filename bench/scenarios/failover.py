@@ -1,22 +1,22 @@
-"""Distributed mode: kill -9 of one of 3 workers until its work runs elsewhere, and source throughput.
+"""Distributed mode: faults of one of 3 workers (kill -9, SIGSTOP, SIGTERM, a 1.5 s pause), and source throughput.
 
-Each row of the failover table is its own cluster of 3 distributed workers; the throughput table (1 and
-4 FileStreamSource tasks, as in the source group) is measured first, before any kill, on the kconnect
-cluster and on the Java cluster with delay 0, which this group starts anyway. KILL_METHOD below says how
-a kill is measured; it is printed with the table.
+Each row of the failover tables is its own cluster of 3 distributed workers, which takes every fault in
+turn; the throughput table (1 and 4 FileStreamSource tasks, as in the source group) is measured first,
+before any fault, on the kconnect cluster and on the Java cluster with delay 0, which this group starts
+anyway. FAULT_METHOD below says how a trial is measured; it is printed with each table.
 """
 
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 
 from bench.catalog import JAVA_CONNECT, KCONNECT
-from bench.harness import ClusterVariant, Record, RunContext, short_reason, wait_until
-from bench.results import BenchmarkResult, Metric, Reference, SystemResult
+from bench.harness import ClusterVariant, Record, RunContext, short_reason
+from bench.results import BenchmarkResult, Reference, SystemResult
 from bench.scenarios import source
+from bench.scenarios.failover_faults import PAUSE_S, PAUSE_WATCH_S, FailoverWork, Fault, FaultPlan, run_trials
+from bench.scenarios.failover_sinks import SINK_CONNECTORS, SINK_PARTITIONS, SINK_TASKS, FailoverSinks
 from bench.scenarios.source import TASKS_SIZE
 from bench.settings import (
     CLUSTER_WORKERS,
@@ -28,227 +28,76 @@ from bench.settings import (
     SOURCE_TASKS,
     VALUE_SIZES,
 )
-from bench.stats import bounded_percentile
 from bench.systems.base import WorkerSystem
-from bench.systems.cluster import ClusterMember, Placement, WorkerCluster, placements
+from bench.systems.cluster import WorkerCluster
 
 log = logging.getLogger(__name__)
 
 GROUP = "failover"
-NAME = "failover-kill"
+NAMES = {
+    Fault.KILL: "failover-kill",
+    Fault.STOP: "failover-stop",
+    Fault.TERM: "failover-term",
+    Fault.PAUSE: "failover-pause",
+}
 THROUGHPUT_NAME = f"source-distributed-{TASKS_SIZE}"
 JAVA_NO_DELAY = "java-connect-delay-0"
 # The clusters that also measure source throughput, and the row key each gets in that table.
 THROUGHPUT_ROWS = {KCONNECT: KCONNECT, JAVA_NO_DELAY: JAVA_CONNECT}
 THROUGHPUT_METHOD = (
     f"{source.TASKS_METHOD} Here against the clusters of {CLUSTER_WORKERS} distributed workers started for the "
-    "failover table above, before any kill (Java's is the one with `scheduled.rebalance.max.delay.ms=0`, a key "
+    "failover tables above, before any fault (Java's is the one with `scheduled.rebalance.max.delay.ms=0`, a key "
     "that only matters once a worker leaves). Connectors are created through one worker and placed by the "
     "cluster, so the time includes that placement (a group rebalance in Java, a slot placement in kconnect)."
 )
-METRICS = ("p50_s", "p99_s")
-POLL_INTERVAL_S = 0.05
-BALANCE_WAIT_S = 30.0
-START_WAIT_S = 120.0
-# kconnect's failover target: all of a killed worker's tasks RUNNING elsewhere within 3 s at p99, well inside
-# the session timeout (the survivors see the process die and evict it from the group: docs/distributed.md).
-TARGET_S = 3.0
-
-
-KILL_METHOD = (
+# p99 first: the plot shows the first two, and the targets are p99s.
+MOVE_METRICS = ("p99_s", "data_p99_s", "p50_s", "data_p50_s")
+PAUSE_METRICS = ("disturbed", "trials_disturbed", "data_p50_s", "data_p99_s")
+# kconnect's targets at p99 (issue: failover in under 3 seconds), work and data both; the pause moves nothing.
+TARGETS_S = {Fault.KILL: 3.0, Fault.STOP: 6.0, Fault.TERM: 1.5}
+TITLES = {
+    Fault.KILL: "kill -9 of one of 3 distributed workers until its work runs elsewhere and data flows again",
+    Fault.STOP: "SIGSTOP of one of 3 distributed workers (a hung process) until its work runs elsewhere",
+    Fault.TERM: "SIGTERM of one of 3 distributed workers (a graceful stop) until its work runs elsewhere",
+    Fault.PAUSE: f"One of 3 distributed workers paused {PAUSE_S} s (SIGSTOP, SIGCONT): work stopped or moved",
+}
+FAULT_HOW = {
+    Fault.KILL: "kill -9 of the victim's process group; afterwards it is started again on its port, so with the "
+    "same worker id, and waited for until healthy.",
+    Fault.STOP: "SIGSTOP of the victim's process group (no connection closes; the process neither answers nor "
+    "heartbeats); once both waits are over (or the bound passed) it is killed with SIGKILL and started again as "
+    "after a kill.",
+    Fault.TERM: "SIGTERM of the victim's process group, a graceful stop in which the worker hands its work over; "
+    "it is reaped once both waits are over and started again as after a kill.",
+    Fault.PAUSE: f"SIGSTOP of the victim's process group and SIGCONT {PAUSE_S} s later (plus up to one poll "
+    f"round); from the SIGSTOP until {PAUSE_WATCH_S:.0f} s after the SIGCONT every connector's status is polled "
+    "on the other workers, and every connector instance or task seen not RUNNING on the worker it ran on before "
+    "the pause, or gone, counts as disturbed (a stop and restart on the same worker between two polls, "
+    "50 ms apart, would not be seen). Data: the markers sent right after the SIGSTOP, timed until all are in the "
+    "outputs; the paused worker's sink partitions can only be written after the SIGCONT.",
+}
+FAULT_METHOD = (
     "Three rows, each its own cluster of 3 workers with `session.timeout.ms=10000` and "
     "`heartbeat.interval.ms=2000`: kconnect (`kconnect worker`), Java Kafka Connect with "
     "`scheduled.rebalance.max.delay.ms=0`, and Java with that key at its default, 300000 (the leader's assignor "
     "keeps a departed worker's connectors and tasks unassigned for up to 5 minutes, waiting for it to come back). "
     "Each cluster runs {connectors} FileStreamSource connectors (`tasks.max=1`), each tailing its own empty file, "
-    "so every task is RUNNING without anything outside the worker. Per kill: (1) wait until every connector and "
-    "task is RUNNING on a live worker, and every worker runs a task (balance is waited for up to "
-    f"{BALANCE_WAIT_S:.0f} s); (2) pick the worker with the most tasks (ties in turn); (3) kill -9 its process group "
-    "and poll `GET /connectors/{{c}}/status` on a survivor for each connector the victim ran something of, until "
-    "the victim's connector instances and tasks all report RUNNING with a survivor's worker id, or the bound "
-    'passes (the kill then counts as the bound, shown as "> bound"); (4) start the victim again on its port, '
-    "so with the same worker id, and wait until it is healthy. Java's delay applies only when a follower dies: a "
-    "new leader has no record of the previous assignment and hands out everything at once, so the default-delay "
-    "row kills only followers (the leader is read from the workers' logs), and the other rows say in Details "
-    "how many of their kills hit the leader."
+    f"and {SINK_CONNECTORS} FileStreamSink connectors of {SINK_TASKS} tasks (`tasks.max={SINK_TASKS}`), each "
+    f"reading its own topic of {SINK_PARTITIONS} partitions into its own file: {{tasks}} tasks, and every sink "
+    "task's consumer with the system's default settings (Java's sink consumers keep the consumer's 45 s "
+    "session). Per trial: (1) wait until every connector and task is RUNNING on a live worker, and every worker "
+    "runs a task (balance is waited for up to 30 s), then until one record produced to every sink partition is "
+    "in the sinks' files (every sink consumer has its partitions); (2) pick the worker with the most tasks (ties "
+    "in turn); (3) {how} Right after the signal, one record is produced to every partition of both sink topics "
+    "(acks=all). Two times run from just before the signal: until the victim's connector instances and tasks "
+    "all report RUNNING with a survivor's worker id in `GET /connectors/{{c}}/status` on a survivor (work), and "
+    "until every one of those records is in a sink's file (data; FileStreamSink flushes its file at each offset "
+    "commit, every 250 ms here, in both systems). A wait not over within the bound counts as the bound, shown "
+    'as "> bound". Both polls run every 50 ms, so each time includes up to one poll round (its mean is in '
+    "Details). Java's delay applies only when a follower leaves: a new leader has no record of the previous "
+    "assignment and hands out everything at once, so the default-delay row hits only followers (the leader is "
+    "read from the workers' logs), and the other rows say in Details how many of their trials hit the leader."
 )
-
-
-class FailoverError(RuntimeError):
-    pass
-
-
-@dataclass(frozen=True)
-class KillPlan:
-    kills: int
-    bound: float
-    spare_leader: bool = False  # kill only workers that are not the group's leader
-
-
-@dataclass
-class KillLog:
-    """What the kills of one cluster gave: seconds per kill (None: not over within the bound)."""
-
-    bound: float
-    waits: list[float | None] = field(default_factory=list)
-    moved: list[int] = field(default_factory=list)  # connectors + tasks the victim ran, per kill
-    poll_rounds_ms: list[float] = field(default_factory=list)
-    leader_kills: list[bool] = field(default_factory=list)  # per kill, where the system names a group leader
-
-    def row(self, label: str) -> SystemResult:
-        if not self.waits:
-            raise FailoverError("no kill was measured")
-        metrics = {}
-        for metric, fraction in (("p50_s", 0.5), ("p99_s", 0.99)):
-            value, at_least = bounded_percentile(self.waits, self.bound, fraction)
-            metrics[metric] = Metric("s", False, (value,), at_least)
-        observed = [wait for wait in self.waits if wait is not None]
-        samples = tuple(wait if wait is not None else self.bound for wait in self.waits)
-        metrics["each_kill_s"] = Metric("s", False, samples, len(observed) < len(self.waits))
-        return SystemResult.measured(
-            label,
-            metrics,
-            kills=len(self.waits),
-            recovered_within_bound=len(observed),
-            bound_s=self.bound,
-            max_recovered_s=round(max(observed), 2) if observed else "none",
-            moved_per_kill=round(sum(self.moved) / len(self.moved), 1),
-            mean_poll_round_ms=round(sum(self.poll_rounds_ms) / max(len(self.poll_rounds_ms), 1), 1),
-            group_leader_killed=f"{sum(self.leader_kills)} of {len(self.leader_kills)}" if self.leader_kills else "n/a",
-        )
-
-
-def current_placements(member: ClusterMember, names: Sequence[str]) -> list[Placement] | None:
-    """Every placement of `names` as `member` reports them, or None if it could not answer for one."""
-    found: list[Placement] = []
-    for name in names:
-        try:
-            status = member.rest.status(name)
-        except Exception:
-            return None
-        if not status or "connector" not in status:
-            return None
-        found += placements(status)
-    return found
-
-
-def task_counts(cluster: WorkerCluster, found: Sequence[Placement]) -> dict[str, int]:
-    counts = {member.name: 0 for member in cluster.members}
-    for placement in found:
-        if placement.task is None:
-            continue
-        for member in cluster.members:
-            if member.is_worker(placement.worker_id):
-                counts[member.name] += 1
-    return counts
-
-
-def wait_steady(cluster: WorkerCluster, names: Sequence[str], tasks: int) -> list[Placement]:
-    """All connectors and tasks RUNNING on live members; balanced (each member >= 1 task) if it comes in time."""
-    latest: list[Placement] = []
-
-    def running() -> bool:
-        cluster.ensure_alive()
-        found = current_placements(cluster.alive()[0], names)
-        if found is None:
-            return False
-        live = [member for member in cluster.members if member.alive()]
-        on_live = all(any(member.is_worker(p.worker_id) for member in live) for p in found)
-        complete = sum(p.task is not None for p in found) == tasks
-        if on_live and complete and all(p.state == "RUNNING" for p in found):
-            latest[:] = found
-            return True
-        return False
-
-    wait_until(running, START_WAIT_S, interval=0.2, what="every connector and task RUNNING")
-    try:
-        wait_until(
-            lambda: running() and min(task_counts(cluster, latest).values()) >= 1,
-            BALANCE_WAIT_S,
-            interval=0.2,
-            what="a task on every worker",
-        )
-    except TimeoutError:
-        log.info("not every worker runs a task after %.0f s: %s", BALANCE_WAIT_S, task_counts(cluster, latest))
-    return latest
-
-
-def pick_victim(
-    cluster: WorkerCluster, found: Sequence[Placement], turn: int, spare: ClusterMember | None = None
-) -> ClusterMember:
-    """The member with the most tasks (ties in turn), other than `spare`."""
-    counts = task_counts(cluster, found)
-    candidates = [member for member in cluster.members if member is not spare and counts[member.name] > 0]
-    if not candidates:
-        raise FailoverError("no worker that may be killed runs a task")
-    most = max(counts[member.name] for member in candidates)
-    busiest = [member for member in candidates if counts[member.name] == most]
-    return busiest[turn % len(busiest)]
-
-
-def measure_kill(
-    cluster: WorkerCluster, names: Sequence[str], turn: int, bound: float, kills: KillLog, spare_leader: bool
-) -> ClusterMember:
-    """One kill, logged into `kills`; returns the killed member."""
-    found = wait_steady(cluster, names, len(names))
-    leader = cluster.leader()
-    victim = pick_victim(cluster, found, turn, leader if spare_leader else None)
-    if leader is not None:
-        kills.leader_kills.append(victim is leader)
-    owned = [(p.connector, p.task) for p in found if victim.is_worker(p.worker_id)]
-    affected = sorted({connector for connector, _ in owned})
-    survivors = [member for member in cluster.members if member is not victim]
-    log.info("kill %d: %s runs %s", turn + 1, victim.name, ", ".join(c if t is None else f"{c}/{t}" for c, t in owned))
-
-    def over() -> bool:
-        round_started = time.monotonic()
-        now: list[Placement] | None = None
-        for survivor in survivors:
-            now = current_placements(survivor, affected)
-            if now is not None:
-                break
-        kills.poll_rounds_ms.append((time.monotonic() - round_started) * 1000)
-        if now is None:
-            return False
-        return all(p.state == "RUNNING" and any(s.is_worker(p.worker_id) for s in survivors) for p in now) and {
-            (p.connector, p.task) for p in now
-        } >= set(owned)
-
-    killed_at = cluster.kill(victim)
-    try:
-        recovered_at = wait_until(over, bound, interval=POLL_INTERVAL_S, what="the victim's work RUNNING elsewhere")
-    except TimeoutError:
-        recovered_at = None
-    # A round that began before the bound may end after it: that wait was not over within the bound either.
-    took = None if recovered_at is None or recovered_at - killed_at > bound else recovered_at - killed_at
-    kills.waits.append(took)
-    kills.moved.append(len(owned))
-    log.info(
-        "kill %d: %s", turn + 1, f"moved after {took:.2f} s" if took is not None else f"not moved in {bound:.0f} s"
-    )
-    return victim
-
-
-def measure_kills(ctx: RunContext, cluster: WorkerCluster, plan: KillPlan) -> KillLog:
-    count, bound = plan.kills, plan.bound
-    topic = ctx.unique("failover")
-    ctx.admin.create_topic(topic)
-    names = [f"failover-{index}" for index in range(ctx.sizes.failover_connectors)]
-    files = cluster.workdir / "inputs"
-    files.mkdir(parents=True, exist_ok=True)
-    for name in names:
-        (files / f"{name}.txt").touch()
-        config = {"connector.class": FILE_SOURCE, "tasks.max": "1", "file": str(files / f"{name}.txt"), "topic": topic}
-        cluster.rest.create(name, config)
-    kills = KillLog(bound)
-    try:
-        for turn in range(count):
-            victim = measure_kill(cluster, names, turn, bound, kills, plan.spare_leader)
-            if turn + 1 < count:
-                cluster.restart(victim, START_WAIT_S)
-    finally:
-        ctx.admin.delete_topics([topic])
-    return kills
 
 
 def variants(systems: Sequence[WorkerSystem]) -> list[ClusterVariant]:
@@ -267,20 +116,64 @@ def variants(systems: Sequence[WorkerSystem]) -> list[ClusterVariant]:
     ]
 
 
+def plans(ctx: RunContext, variant_key: str) -> list[FaultPlan]:
+    """The faults each cluster takes, in order; Java's default delay makes each of its trials take minutes."""
+    sizes = ctx.sizes
+    pause_bound = PAUSE_S + PAUSE_WATCH_S
+    if variant_key != JAVA_CONNECT:
+        trials, bound = sizes.failover_trials, sizes.failover_bound_seconds
+        return [FaultPlan(fault, trials, bound) for fault in (Fault.KILL, Fault.STOP, Fault.TERM)] + [
+            FaultPlan(Fault.PAUSE, trials, pause_bound)
+        ]
+    # A new leader has no record of the previous assignment, so the delay applies only to followers.
+    bound = sizes.failover_default_bound_seconds
+    return [
+        FaultPlan(Fault.KILL, sizes.failover_default_kills, bound, spare_leader=True),
+        FaultPlan(Fault.STOP, sizes.failover_default_signal_trials, bound, spare_leader=True),
+        FaultPlan(Fault.TERM, sizes.failover_default_signal_trials, bound, spare_leader=True),
+        FaultPlan(Fault.PAUSE, sizes.failover_default_kills, pause_bound, spare_leader=True),
+    ]
+
+
+def create_work(ctx: RunContext, cluster: WorkerCluster) -> FailoverWork:
+    topic = ctx.unique("failover")
+    ctx.admin.create_topic(topic)
+    names = [f"failover-{index}" for index in range(ctx.sizes.failover_connectors)]
+    files = cluster.workdir / "inputs"
+    files.mkdir(parents=True, exist_ok=True)
+    for name in names:
+        (files / f"{name}.txt").touch()
+        config = {"connector.class": FILE_SOURCE, "tasks.max": "1", "file": str(files / f"{name}.txt"), "topic": topic}
+        cluster.rest.create(name, config)
+    sinks = FailoverSinks.create(ctx, cluster)
+    return FailoverWork(cluster, sinks, names + sinks.names, len(names) + sinks.tasks, [topic], ctx.admin)
+
+
+def measure_faults(ctx: RunContext, cluster: WorkerCluster, variant: ClusterVariant, record: Record) -> None:
+    work = create_work(ctx, cluster)
+    try:
+        for plan in plans(ctx, variant.key):
+            name = NAMES[plan.fault]
+            try:
+                trials = run_trials(work, plan)
+                row = trials.row(variant.label) if plan.fault.moves_work else trials.pause_row(variant.label)
+            except Exception as error:
+                log.exception("%s failed in %s", variant.label, name)
+                row = SystemResult.failed(variant.label, short_reason(error))
+            record(name, row)
+    finally:
+        work.sinks.close(ctx)
+        ctx.admin.delete_topics(work.topics)
+
+
 def run(ctx: RunContext) -> list[BenchmarkResult]:
     sizes = ctx.sizes
-    kill_rows: dict[str, SystemResult] = {}
+    fault_rows: dict[str, dict[str, SystemResult]] = {name: {} for name in NAMES.values()}
     throughput_rows: dict[str, SystemResult] = {}
-    plans = {
-        KCONNECT: KillPlan(sizes.failover_kills, sizes.failover_bound_seconds),
-        JAVA_NO_DELAY: KillPlan(sizes.failover_kills, sizes.failover_bound_seconds),
-        # A new leader has no record of the previous assignment, so the delay applies only to followers.
-        JAVA_CONNECT: KillPlan(sizes.failover_default_kills, sizes.failover_default_bound_seconds, spare_leader=True),
-    }
     value_size = VALUE_SIZES[TASKS_SIZE]
     inputs = source.task_inputs(ctx.scratch("distributed-source"), value_size, sizes.distributed_source_records)
     for variant in variants(ctx.systems):
-        # Throughput on the clusters started for the kills anyway: Java's is the one with delay 0,
+        # Throughput on the clusters started for the faults anyway: Java's is the one with delay 0,
         # which only matters once a worker leaves.
         measures_throughput = variant.key in THROUGHPUT_ROWS
 
@@ -293,49 +186,78 @@ def run(ctx: RunContext) -> list[BenchmarkResult]:
                     log.exception("%s failed in %s", label, THROUGHPUT_NAME)
                     row = SystemResult.failed(label, short_reason(error))
                 record(THROUGHPUT_NAME, row)
-            record(NAME, measure_kills(ctx, cluster, plans[variant.key]).row(variant.label))
+            measure_faults(ctx, cluster, variant, record)
 
-        names = [NAME, THROUGHPUT_NAME] if measures_throughput else [NAME]
+        names = [*NAMES.values(), *([THROUGHPUT_NAME] if measures_throughput else [])]
         rows = ctx.each_cluster(names, body, [variant])
-        kill_rows.update(rows[NAME])
+        for name in NAMES.values():
+            fault_rows[name].update(rows[name])
         if measures_throughput:
             throughput_rows[THROUGHPUT_ROWS[variant.key]] = rows[THROUGHPUT_NAME][variant.key]
-    return [kills_entry(ctx, kill_rows), throughput_entry(ctx, throughput_rows)]
+    return [
+        *(fault_entry(ctx, fault, fault_rows[name]) for fault, name in NAMES.items()),
+        throughput_entry(ctx, throughput_rows),
+    ]
 
 
-def kills_entry(ctx: RunContext, rows: Mapping[str, SystemResult]) -> BenchmarkResult:
+def fault_entry(ctx: RunContext, fault: Fault, rows: Mapping[str, SystemResult]) -> BenchmarkResult:
     sizes = ctx.sizes
-    method = (
-        KILL_METHOD.format(connectors=sizes.failover_connectors)
-        + f" Kills: {sizes.failover_kills} per row (Java default: {sizes.failover_default_kills}, as each of its "
-        f"kills takes about 5 minutes unless cut off); bounds {sizes.failover_bound_seconds:.0f} s (Java default: "
-        f"{sizes.failover_default_bound_seconds:.0f} s). Times run from just before the signal to the end of the "
-        "poll round that saw everything moved, so they include up to one poll round (its mean is in Details). "
-        f"kconnect's target is {TARGET_S:.0f} s at p99."
+    method = FAULT_METHOD.format(
+        connectors=sizes.failover_connectors,
+        tasks=sizes.failover_connectors + SINK_CONNECTORS * SINK_TASKS,
+        how=FAULT_HOW[fault],
     )
+    default_trials = (
+        sizes.failover_default_signal_trials if fault in (Fault.STOP, Fault.TERM) else sizes.failover_default_kills
+    )
+    if fault.moves_work:
+        method += (
+            f" Trials: {sizes.failover_trials} per row (Java default: {default_trials}, as each takes about 5 "
+            f"minutes unless cut off); bounds {sizes.failover_bound_seconds:.0f} s (Java default: "
+            f"{sizes.failover_default_bound_seconds:.0f} s). kconnect's target is {TARGETS_S[fault]} s at p99, "
+            "work and data."
+        )
+        metrics: tuple[str, ...] = MOVE_METRICS
+        ratios: tuple[str, ...] = ("p99_s", "data_p99_s")
+    else:
+        method += (
+            f" Trials: {sizes.failover_trials} per row (Java default: {default_trials}). The target is no "
+            "connector or task disturbed."
+        )
+        metrics, ratios = PAUSE_METRICS, ()  # a ratio of nothing disturbed to nothing disturbed says nothing
+    settings: dict[str, object] = {
+        "session.timeout.ms": SESSION_TIMEOUT_MS,
+        "heartbeat.interval.ms": HEARTBEAT_INTERVAL_MS,
+        "source_connectors": sizes.failover_connectors,
+        "sink_connectors": SINK_CONNECTORS,
+        "sink_tasks": SINK_TASKS,
+        "sink_partitions": SINK_PARTITIONS,
+        "trials": sizes.failover_trials,
+        "java_default_trials": default_trials,
+    }
+    if fault.moves_work:
+        settings.update(
+            bound_s=sizes.failover_bound_seconds,
+            java_default_bound_s=sizes.failover_default_bound_seconds,
+            target_p99_s=TARGETS_S[fault],
+        )
+    else:
+        settings.update(pause_s=PAUSE_S, watched_after_resume_s=PAUSE_WATCH_S)
     return ctx.entry(
-        NAME,
+        NAMES[fault],
         GROUP,
-        "kill -9 of one of 3 distributed workers until its connectors and tasks run elsewhere",
-        "kill -9",
+        TITLES[fault],
+        fault.value,
         method,
-        METRICS,
+        metrics,
         rows,
         comparisons=(
-            Reference("Java Connect, delay 0", JAVA_NO_DELAY),
-            Reference("Java Connect, default delay", JAVA_CONNECT),
+            (Reference("Java Connect, delay 0", JAVA_NO_DELAY), Reference("Java Connect, default delay", JAVA_CONNECT))
+            if ratios
+            else ()
         ),
-        ratio_metrics=METRICS,
-        settings={
-            "session.timeout.ms": SESSION_TIMEOUT_MS,
-            "heartbeat.interval.ms": HEARTBEAT_INTERVAL_MS,
-            "connectors": sizes.failover_connectors,
-            "kills": sizes.failover_kills,
-            "bound_s": sizes.failover_bound_seconds,
-            "java_default_kills": sizes.failover_default_kills,
-            "java_default_bound_s": sizes.failover_default_bound_seconds,
-            "target_p99_s": TARGET_S,
-        },
+        ratio_metrics=ratios,
+        settings=settings,
     )
 
 

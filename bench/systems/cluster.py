@@ -160,12 +160,35 @@ class WorkerCluster:
     def terminate(self, member: ClusterMember, timeout: float = 60.0) -> float:
         """SIGTERM of `member` (a graceful leave: it hands its work over) and wait until it exited, SIGKILL after
         `timeout`; returns the monotonic time just before the signal."""
+        signalled_at = self.signal_term(member)
+        self.reap(member, timeout)
+        return signalled_at
+
+    def signal_term(self, member: ClusterMember) -> float:
+        """SIGTERM of `member` without waiting for it to exit (`reap` does); returns the time just before it."""
         if member.process is None:
             raise RuntimeError(f"{member.name} is not running")
         signalled_at = time.monotonic()
-        self.processes.stop(member.process, timeout)
-        member.process = None  # down on purpose: not a worker that exited on its own
+        member.process.terminate()
         return signalled_at
+
+    def reap(self, member: ClusterMember, timeout: float = 60.0) -> None:
+        """Wait for a signalled `member` to exit (SIGKILL after `timeout`); it is then down on purpose."""
+        if member.process is not None:
+            self.processes.stop(member.process, timeout)
+            member.process = None
+
+    def pause(self, member: ClusterMember) -> float:
+        """SIGSTOP of `member`; returns the time just before the signal. `resume` or `kill` ends it."""
+        if member.process is None:
+            raise RuntimeError(f"{member.name} is not running")
+        paused_at = time.monotonic()
+        member.process.pause()
+        return paused_at
+
+    def resume(self, member: ClusterMember) -> None:
+        if member.process is not None:
+            member.process.resume()
 
     def leader(self) -> ClusterMember | None:
         """The member the live members last named their group's leader (most votes), if the system names one."""
