@@ -12,7 +12,7 @@ setup: $(STAMP) kafka-jars hadoop-jars s3a-jars sql-servers prometheus chromium 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev,spark,sql,registry]'
+	$(BIN)/pip install --quiet -e '.[dev,spark,sql,registry,cdc]'
 	@touch $(STAMP)
 
 # Resolves the Apache Kafka broker jars from Maven Central into a cache outside the repo.

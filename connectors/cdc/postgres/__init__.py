@@ -1,0 +1,1 @@
+"""PostgreSQL: logical replication with the built-in pgoutput plug-in, as Debezium's PostgresConnector."""
