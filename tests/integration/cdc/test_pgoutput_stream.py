@@ -30,6 +30,7 @@ from connectors.cdc.postgres.pgoutput import (
     decode,
 )
 from tests.fixtures.sql.plugin import SqlDatabase
+from tests.support.replication_slots import drop_slot
 
 pytestmark = pytest.mark.integration
 
@@ -66,7 +67,7 @@ def replication(postgres_database: SqlDatabase) -> Iterator[Slot]:
         yield Slot(slot, cursor)
     finally:
         connection.close()
-        postgres_database.execute(f"SELECT pg_drop_replication_slot('{slot}')")
+        drop_slot(postgres_database, slot)
 
 
 def stream_through_truncate(slot: Slot, timeout: float = 30) -> list[Message]:
