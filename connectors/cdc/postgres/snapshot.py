@@ -3,8 +3,9 @@ point, none after, so the stream that starts there continues without a gap or a 
 
 A new slot exports a snapshot of the database as of its consistent point; a transaction that imports it
 (`SET TRANSACTION SNAPSHOT`, REPEATABLE READ, as Debezium's `PostgresSnapshotChangeEventSource` does) sees
-exactly that state. Values are read as PostgreSQL's text output with the replication stream's session
-settings, so one decoder turns both into Connect values.
+exactly that state. Values are read as their types' text output (what pgoutput sends, not a cast to text,
+which trims `char(n)` and spells booleans out) with the replication stream's session settings, so one
+decoder turns both into Connect values.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 
 import psycopg
 from psycopg import sql
+from psycopg.types.string import TextLoader
 
 from connectors.cdc.postgres.replication import SESSION_OPTIONS
 
@@ -36,15 +38,22 @@ class SnapshotReader:
         self, schema: str, table: str, columns: Sequence[str], fetch_size: int = FETCH_SIZE
     ) -> Iterator[tuple[str | None, ...]]:
         """Every row of `schema.table`, its `columns` as text, read through a server-side cursor."""
-        query = sql.SQL("SELECT {} FROM {}.{}").format(
-            sql.SQL(", ").join(sql.SQL("{}::text").format(sql.Identifier(column)) for column in columns),
-            sql.Identifier(schema),
-            sql.Identifier(table),
-        )
+        table_name = sql.SQL("{}.{}").format(sql.Identifier(schema), sql.Identifier(table))
+        query = sql.SQL("SELECT {} FROM {}").format(sql.SQL(", ").join(map(sql.Identifier, columns)), table_name)
         with self._connection.cursor(name=f"kconnect_snapshot_{schema}_{table}") as cursor:
+            for type_oid in self._column_types(table_name, columns):
+                cursor.adapters.register_loader(type_oid, TextLoader)
             cursor.itersize = fetch_size
             cursor.execute(query)
             yield from cursor
+
+    def _column_types(self, table_name: sql.Composable, columns: Sequence[str]) -> set[int]:
+        query = sql.SQL("SELECT atttypid FROM pg_attribute WHERE attrelid = {}::regclass AND attname = ANY({})").format(
+            sql.Literal(table_name.as_string(self._connection)), sql.Literal(list(columns))
+        )
+        with self._connection.cursor() as cursor:
+            cursor.execute(query)
+            return {int(row[0]) for row in cursor.fetchall()}
 
     def close(self) -> None:
         """Ends the transaction (it only read) and the connection."""

@@ -1,0 +1,164 @@
+"""Column values of a real PostgreSQL 15 server, streamed and read by a snapshot, as Debezium's PostgreSQL
+connector writes them: the same text from both paths, and the Connect value and schema of each type."""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+import time
+from collections.abc import Iterator
+
+import pytest
+import sqlalchemy as sa
+
+from connect.api.data import Struct
+from connectors.cdc.postgres.pgoutput import Insert, Relation
+from connectors.cdc.postgres.replication import ReplicationStream
+from connectors.cdc.postgres.snapshot import SnapshotReader
+from connectors.cdc.postgres.types import Modes, TimePrecisionMode, column_type
+from tests.fixtures.sql.plugin import SqlDatabase
+from tests.support.replication_slots import drop_slot
+
+pytestmark = pytest.mark.integration
+
+COLUMNS = {
+    "flag": ("boolean", "true"),
+    "small": ("smallint", "-5"),
+    "big": ("bigint", "9007199254740993"),
+    "ratio": ("double precision", "0.1"),
+    "money2": ("numeric(10,2)", "12.5"),
+    "anyscale": ("numeric", "12.500"),
+    "label": ("varchar(20)", "'héllo'"),
+    "padded": ("char(4)", "'ab'"),
+    "doc": ("jsonb", """'{"b": [1, 2], "a": 1}'"""),
+    "id": ("uuid", "'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'"),
+    "raw": ("bytea", "'\\x00ff10'"),
+    "day": ("date", "'2024-03-01'"),
+    "at": ("time", "'10:34:56.789'"),
+    "at_ms": ("time(3)", "'10:34:56.789'"),
+    "ts": ("timestamp", "'2024-03-01 10:34:56.789'"),
+    "ts_ms": ("timestamp(3)", "'2024-03-01 10:34:56.789'"),
+    "tstz": ("timestamptz", "'2024-03-01 12:34:56.789+02'"),
+    "tstz0": ("timestamptz(0)", "'2024-03-01 12:34:56+02'"),
+    "ttz": ("timetz", "'12:34:56.5+02'"),
+    "span": ("interval", "'1 year 2 months 3 days 04:05:06.78'"),
+}
+
+EXPECTED = {
+    "flag": True,
+    "small": -5,
+    "big": 9007199254740993,
+    "ratio": 0.1,
+    "money2": decimal.Decimal("12.50"),
+    "label": "héllo",
+    "padded": "ab  ",
+    "doc": '{"a": 1, "b": [1, 2]}',
+    "id": "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11",
+    "raw": b"\x00\xff\x10",
+    "day": (datetime.date(2024, 3, 1) - datetime.date(1970, 1, 1)).days,
+    "at": 38096789000,  # MicroTime
+    "at_ms": 38096789,  # Time (milliseconds)
+    "ts": 1709289296789000,  # MicroTimestamp
+    "ts_ms": 1709289296789,  # Timestamp (milliseconds)
+    "tstz": "2024-03-01T10:34:56.789000Z",
+    "tstz0": "2024-03-01T10:34:56Z",
+    "ttz": "10:34:56.5Z",
+    # ((1 * 12 + 2) * 365.25 / 12 + 3) days + 04:05:06.78, as io.debezium.time.MicroDuration computes it
+    "span": int(((((14 * (365.25 / 12.0) + 3) * 24 + 4) * 60) + 5) * 60 * 1e6 + 6.78e6),
+}
+
+
+@pytest.fixture
+def database(postgres_database: SqlDatabase) -> Iterator[SqlDatabase]:
+    columns = ", ".join(f"{name} {kind}" for name, (kind, _) in COLUMNS.items())
+    postgres_database.execute(
+        f"CREATE TABLE typed (pk int PRIMARY KEY, {columns})", "CREATE PUBLICATION kc_pub FOR TABLE typed"
+    )
+    yield postgres_database
+    drop_slot(postgres_database, f"kc_{sa.make_url(postgres_database.url).database}")
+
+
+def decode_row(relation: Relation, row: tuple[object, ...]) -> dict[str, object]:
+    values = {}
+    for column, text in zip(relation.columns[1:], row[1:], strict=True):
+        kind = column_type(column.type_oid, column.type_modifier)
+        assert kind is not None, column.name
+        assert isinstance(text, str)
+        values[column.name] = kind.decode(text)
+    return values
+
+
+def test_each_type_has_debezium_s_value_and_a_snapshot_reads_the_same_text_as_the_stream(
+    database: SqlDatabase,
+) -> None:
+    url = sa.make_url(database.url)
+    params = {"host": url.host, "port": url.port, "dbname": url.database, "user": url.username}
+    stream = ReplicationStream(params, f"kc_{url.database}", ["kc_pub"])
+    try:
+        created = stream.create_slot()
+        literals = ", ".join(literal for _, literal in COLUMNS.values())
+        database.execute(f"INSERT INTO typed VALUES (1, {literals})")
+        stream.start(created.consistent_point)
+        messages = []
+        deadline = time.monotonic() + 30
+        while not any(isinstance(m.message, Insert) for m in messages):
+            assert time.monotonic() < deadline, "the insert was not streamed"
+            messages += stream.read(1.0)
+    finally:
+        stream.close()
+    (relation,) = [m.message for m in messages if isinstance(m.message, Relation)]
+    (insert,) = [m.message for m in messages if isinstance(m.message, Insert)]
+
+    reader = SnapshotReader(params, None)
+    try:
+        (snapshot_row,) = list(reader.rows("public", "typed", [c.name for c in relation.columns]))
+    finally:
+        reader.close()
+    assert tuple(snapshot_row) == insert.new  # the same text: one decoder serves both
+    values = decode_row(relation, insert.new)
+    anyscale = values.pop("anyscale")
+    assert isinstance(anyscale, Struct) and (anyscale.get("scale"), anyscale.get("value")) == (3, b"\x30\xd4")
+    assert values == EXPECTED
+
+
+def test_the_temporal_schemas_follow_the_time_precision_mode() -> None:
+    time_oid, timestamp_oid = 1083, 1114
+    names = {
+        mode: tuple(
+            column_type(oid, typmod, Modes(time_precision=mode)).schema.name
+            for oid, typmod in ((time_oid, 3), (time_oid, -1), (timestamp_oid, 3), (timestamp_oid, -1))
+        )
+        for mode in TimePrecisionMode
+    }
+    assert names == {
+        TimePrecisionMode.ADAPTIVE: (
+            "io.debezium.time.Time",
+            "io.debezium.time.MicroTime",
+            "io.debezium.time.Timestamp",
+            "io.debezium.time.MicroTimestamp",
+        ),
+        TimePrecisionMode.ADAPTIVE_TIME_MICROSECONDS: (
+            "io.debezium.time.MicroTime",
+            "io.debezium.time.MicroTime",
+            "io.debezium.time.Timestamp",
+            "io.debezium.time.MicroTimestamp",
+        ),
+        TimePrecisionMode.CONNECT: (
+            "org.apache.kafka.connect.data.Time",
+            "org.apache.kafka.connect.data.Time",
+            "org.apache.kafka.connect.data.Timestamp",
+            "org.apache.kafka.connect.data.Timestamp",
+        ),
+        TimePrecisionMode.MICROSECONDS: (
+            "io.debezium.time.MicroTime",
+            "io.debezium.time.MicroTime",
+            "io.debezium.time.MicroTimestamp",
+            "io.debezium.time.MicroTimestamp",
+        ),
+        TimePrecisionMode.NANOSECONDS: (
+            "io.debezium.time.NanoTime",
+            "io.debezium.time.NanoTime",
+            "io.debezium.time.NanoTimestamp",
+            "io.debezium.time.NanoTimestamp",
+        ),
+    }
