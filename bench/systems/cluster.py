@@ -11,7 +11,7 @@ through the run's ProcessSet, so they end with the run.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -164,13 +164,18 @@ class WorkerCluster:
         self.reap(member, timeout)
         return signalled_at
 
-    def signal_term(self, member: ClusterMember) -> float:
-        """SIGTERM of `member` without waiting for it to exit (`reap` does); returns the time just before it."""
+    @staticmethod
+    def _signal(member: ClusterMember, send: Callable[[ManagedProcess], None]) -> float:
+        """`send` a signal to `member`'s process; returns the monotonic time just before it."""
         if member.process is None:
             raise RuntimeError(f"{member.name} is not running")
         signalled_at = time.monotonic()
-        member.process.terminate()
+        send(member.process)
         return signalled_at
+
+    def signal_term(self, member: ClusterMember) -> float:
+        """SIGTERM of `member` without waiting for it to exit (`reap` does)."""
+        return self._signal(member, ManagedProcess.terminate)
 
     def reap(self, member: ClusterMember, timeout: float = 60.0) -> None:
         """Wait for a signalled `member` to exit (SIGKILL after `timeout`); it is then down on purpose."""
@@ -179,12 +184,8 @@ class WorkerCluster:
             member.process = None
 
     def pause(self, member: ClusterMember) -> float:
-        """SIGSTOP of `member`; returns the time just before the signal. `resume` or `kill` ends it."""
-        if member.process is None:
-            raise RuntimeError(f"{member.name} is not running")
-        paused_at = time.monotonic()
-        member.process.pause()
-        return paused_at
+        """SIGSTOP of `member` (`resume` or `kill` ends it)."""
+        return self._signal(member, ManagedProcess.pause)
 
     def resume(self, member: ClusterMember) -> None:
         if member.process is not None:
