@@ -88,13 +88,16 @@ class Modes:
 
 @dataclass(frozen=True)
 class ColumnType:
-    """A column's Connect schema (required; `optional()` for a nullable column) and its text decoder."""
+    """A column's Connect schema (required; `optional()` for a nullable column), its text decoder, and the
+    value Debezium writes for a NOT NULL column whose value the server did not send (the zero of the type:
+    `JdbcValueConverters.convertValue`'s fallback)."""
 
     schema: Schema
     decode: Callable[[str], Any]
+    fallback: Any = None
 
     def optional(self) -> ColumnType:
-        return ColumnType(self.schema.as_optional(), self.decode)
+        return ColumnType(self.schema.as_optional(), self.decode, self.fallback)
 
 
 def _semantic(kind: SchemaType, name: str, **extra: Any) -> Schema:
@@ -142,20 +145,20 @@ def _text(value: str) -> str:
     return value
 
 
-_STRING = ColumnType(Schema(SchemaType.STRING), _text)
+_STRING = ColumnType(Schema(SchemaType.STRING), _text, "")
 _SIMPLE: dict[int, ColumnType] = {
-    BOOL: ColumnType(Schema(SchemaType.BOOLEAN), lambda text: text == "t"),
-    INT2: ColumnType(Schema(SchemaType.INT16), int),
-    INT4: ColumnType(Schema(SchemaType.INT32), int),
-    INT8: ColumnType(Schema(SchemaType.INT64), int),
-    OID: ColumnType(Schema(SchemaType.INT64), int),
-    FLOAT4: ColumnType(Schema(SchemaType.FLOAT32), float),
-    FLOAT8: ColumnType(Schema(SchemaType.FLOAT64), float),
+    BOOL: ColumnType(Schema(SchemaType.BOOLEAN), lambda text: text == "t", False),
+    INT2: ColumnType(Schema(SchemaType.INT16), int, 0),
+    INT4: ColumnType(Schema(SchemaType.INT32), int, 0),
+    INT8: ColumnType(Schema(SchemaType.INT64), int, 0),
+    OID: ColumnType(Schema(SchemaType.INT64), int, 0),
+    FLOAT4: ColumnType(Schema(SchemaType.FLOAT32), float, 0.0),
+    FLOAT8: ColumnType(Schema(SchemaType.FLOAT64), float, 0.0),
     **{oid: _STRING for oid in (TEXT, VARCHAR, BPCHAR, CHAR, NAME, INET, CIDR, MACADDR, MACADDR8, *RANGES)},
-    JSON: ColumnType(_semantic(SchemaType.STRING, "io.debezium.data.Json"), _text),
-    JSONB: ColumnType(_semantic(SchemaType.STRING, "io.debezium.data.Json"), _text),
-    XML: ColumnType(_semantic(SchemaType.STRING, "io.debezium.data.Xml"), _text),
-    UUID: ColumnType(_semantic(SchemaType.STRING, "io.debezium.data.Uuid"), _text),
+    JSON: ColumnType(_semantic(SchemaType.STRING, "io.debezium.data.Json"), _text, ""),
+    JSONB: ColumnType(_semantic(SchemaType.STRING, "io.debezium.data.Json"), _text, ""),
+    XML: ColumnType(_semantic(SchemaType.STRING, "io.debezium.data.Xml"), _text, ""),
+    UUID: ColumnType(_semantic(SchemaType.STRING, "io.debezium.data.Uuid"), _text, ""),
 }
 
 _VARIABLE_SCALE_DECIMAL = Schema(
@@ -182,10 +185,11 @@ def _unscaled_bytes(value: decimal.Decimal, scale: int) -> bytes:
 
 def _numeric(typmod: int, mode: DecimalMode) -> ColumnType:
     precision, scale = numeric_precision_scale(typmod)
+    zero = decimal.Decimal(0).scaleb(-scale)
     if mode is DecimalMode.DOUBLE:
-        return ColumnType(Schema(SchemaType.FLOAT64), float)
+        return ColumnType(Schema(SchemaType.FLOAT64), float, 0.0)
     if mode is DecimalMode.STRING:
-        return ColumnType(Schema(SchemaType.STRING), lambda text: "NAN" if text == "NaN" else text)
+        return ColumnType(Schema(SchemaType.STRING), lambda text: "NAN" if text == "NaN" else text, f"{zero:f}")
     if precision == 0:  # unconstrained: each value keeps its own scale
 
         def variable(text: str) -> Struct:
@@ -193,14 +197,16 @@ def _numeric(typmod: int, mode: DecimalMode) -> ColumnType:
             own_scale = -int(value.as_tuple().exponent)
             return Struct(_VARIABLE_SCALE_DECIMAL, {"scale": own_scale, "value": _unscaled_bytes(value, own_scale)})
 
-        return ColumnType(_VARIABLE_SCALE_DECIMAL, variable)
+        return ColumnType(
+            _VARIABLE_SCALE_DECIMAL, variable, Struct(_VARIABLE_SCALE_DECIMAL, {"scale": 0, "value": b"\x00"})
+        )
     schema = Schema(
         SchemaType.BYTES,
         name=DECIMAL_NAME,
         version=1,
         parameters={DECIMAL_SCALE_PARAM: str(scale), PRECISION_PARAM: str(precision)},
     )
-    return ColumnType(schema, lambda text: _finite_decimal(text).quantize(decimal.Decimal(1).scaleb(-scale)))
+    return ColumnType(schema, lambda text: _finite_decimal(text).quantize(decimal.Decimal(1).scaleb(-scale)), zero)
 
 
 def _bytea(mode: BinaryMode) -> ColumnType:
@@ -210,14 +216,14 @@ def _bytea(mode: BinaryMode) -> ColumnType:
         return bytes.fromhex(text[2:])
 
     if mode is BinaryMode.BYTES:
-        return ColumnType(Schema(SchemaType.BYTES), raw)
+        return ColumnType(Schema(SchemaType.BYTES), raw, b"")
     encoders: dict[BinaryMode, Callable[[bytes], str]] = {
         BinaryMode.BASE64: lambda data: base64.b64encode(data).decode(),
         BinaryMode.BASE64_URL_SAFE: lambda data: base64.urlsafe_b64encode(data).decode(),
         BinaryMode.HEX: lambda data: data.hex(),
     }
     encode = encoders[mode]
-    return ColumnType(Schema(SchemaType.STRING), lambda text: encode(raw(text)))
+    return ColumnType(Schema(SchemaType.STRING), lambda text: encode(raw(text)), "")
 
 
 def _finite(text: str) -> str:
@@ -252,7 +258,7 @@ def _timestamp_micros(text: str) -> int:
 def _temporal(oid: int, digits: int, mode: TimePrecisionMode) -> ColumnType:
     if oid == DATE:
         name = DATE_NAME if mode is TimePrecisionMode.CONNECT else "io.debezium.time.Date"
-        return ColumnType(_semantic(SchemaType.INT32, name), _date)
+        return ColumnType(_semantic(SchemaType.INT32, name), _date, 0)
     micros = _time_micros if oid == TIME else _timestamp_micros
     adaptive = mode in (TimePrecisionMode.ADAPTIVE, TimePrecisionMode.ADAPTIVE_TIME_MICROSECONDS)
     if oid == TIME and mode is TimePrecisionMode.ADAPTIVE_TIME_MICROSECONDS:
@@ -270,10 +276,10 @@ def _temporal(oid: int, digits: int, mode: TimePrecisionMode) -> ColumnType:
         name = "io.debezium.time." + {"milli": "", "micro": "Micro", "nano": "Nano"}[unit] + kind
     if unit == "milli":
         schema_type = SchemaType.INT32 if oid == TIME else SchemaType.INT64
-        return ColumnType(_semantic(schema_type, name), lambda text: micros(text) // 1000)
+        return ColumnType(_semantic(schema_type, name), lambda text: micros(text) // 1000, 0)
     if unit == "nano":
-        return ColumnType(_semantic(SchemaType.INT64, name), lambda text: micros(text) * 1000)
-    return ColumnType(_semantic(SchemaType.INT64, name), micros)
+        return ColumnType(_semantic(SchemaType.INT64, name), lambda text: micros(text) * 1000, 0)
+    return ColumnType(_semantic(SchemaType.INT64, name), micros, 0)
 
 
 def _utc(text: str) -> datetime.datetime:
