@@ -8,6 +8,7 @@ import orjson
 from connect.api.data import Schema, SchemaType, Struct
 from connect.converters.json import JsonConverter
 from connectors.cdc.envelope import Operation, TransactionPosition, envelope, envelope_schema
+from connectors.cdc.metadata_records import heartbeat, transaction_begin, transaction_end
 from connectors.cdc.naming import TopicNaming, key_schema_name, sanitized_topic, value_schema_name
 from connectors.cdc.postgres.source_info import SOURCE_SCHEMA, ChangePosition, SnapshotMark, SourceInfo, sequence
 
@@ -131,3 +132,33 @@ def test_an_envelope_carries_the_row_the_source_the_transaction_and_the_processi
         1559033904900123,
         1559033904900123456,
     )
+
+
+def test_heartbeats_and_transaction_boundaries_have_debezium_s_schemas() -> None:
+    key, value = heartbeat("srv", 1700000000000)
+    assert orjson.loads(json(True, key.schema, key)) == {
+        "schema": {
+            "type": "struct",
+            "fields": [{"type": "string", "optional": False, "field": "serverName"}],
+            "optional": False,
+            "name": "io.debezium.connector.common.ServerNameKey",
+            "version": 1,
+        },
+        "payload": {"serverName": "srv"},
+    }
+    assert json(False, value.schema, value) == b'{"ts_ms":1700000000000}'
+    _, begin = transaction_begin("555:24023128", 1)
+    assert json(False, begin.schema, begin) == (
+        b'{"status":"BEGIN","id":"555:24023128","event_count":null,"data_collections":null,"ts_ms":1}'
+    )
+    _, end = transaction_end("555:24023128", 1, {"public.a": 2, "public.b": 1})
+    assert orjson.loads(json(False, end.schema, end)) == {
+        "status": "END",
+        "id": "555:24023128",
+        "event_count": 3,
+        "data_collections": [
+            {"data_collection": "public.a", "event_count": 2},
+            {"data_collection": "public.b", "event_count": 1},
+        ],
+        "ts_ms": 1,
+    }
