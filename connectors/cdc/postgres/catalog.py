@@ -1,0 +1,151 @@
+"""What the connector reads from and sets up in the database's catalog, over an ordinary connection: the
+server's readiness for logical decoding, the tables to capture and their columns and keys (Debezium reads
+these out of band too: pgoutput's Relation messages carry no nullability), the publication and the slot.
+
+Table filters are Debezium's: comma-separated regular expressions matched against the whole `schema.table`
+(`table.include.list` / `table.exclude.list`) or schema name (`schema.include.list` / `.exclude.list`);
+the system schemas are never captured.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import psycopg
+from psycopg import sql
+
+from connect.api.errors import ConnectError
+from connectors.cdc.postgres.events import ColumnInfo, TableInfo
+
+SYSTEM_SCHEMAS = ("pg_catalog", "information_schema", "pg_toast")
+ALL_TABLES, FILTERED, NO_TABLES, DISABLED = "all_tables", "filtered", "no_tables", "disabled"
+
+
+def check_logical_decoding(connection: psycopg.Connection) -> None:
+    """ConnectError naming the setting to change when the server cannot decode its WAL logically."""
+    (level,) = _one(connection, "SHOW wal_level")
+    if level != "logical":
+        raise ConnectError(
+            f"PostgreSQL runs with wal_level={level}: logical decoding needs wal_level=logical "
+            "(set it in postgresql.conf and restart the server)"
+        )
+
+
+def _one(connection: psycopg.Connection, query: str, *args: object) -> tuple[object, ...]:
+    with connection.cursor() as cursor:
+        cursor.execute(query, args or None)
+        row = cursor.fetchone()
+    if row is None:
+        raise ConnectError(f"no answer to {query}")
+    return tuple(row)
+
+
+def _patterns(text: str) -> list[re.Pattern[str]]:
+    return [re.compile(part.strip()) for part in text.split(",") if part.strip()]
+
+
+@dataclass(frozen=True)
+class TableFilter:
+    """Debezium's include and exclude lists (an include list and its exclude list are exclusive)."""
+
+    table_include: str = ""
+    table_exclude: str = ""
+    schema_include: str = ""
+    schema_exclude: str = ""
+
+    def captures(self, schema: str, table: str) -> bool:
+        if schema in SYSTEM_SCHEMAS or schema.startswith("pg_temp"):
+            return False
+        full = f"{schema}.{table}"
+        if self.schema_include and not any(p.fullmatch(schema) for p in _patterns(self.schema_include)):
+            return False
+        if any(p.fullmatch(schema) for p in _patterns(self.schema_exclude)):
+            return False
+        if self.table_include and not any(p.fullmatch(full) for p in _patterns(self.table_include)):
+            return False
+        return not any(p.fullmatch(full) for p in _patterns(self.table_exclude))
+
+
+def captured_tables(connection: psycopg.Connection, tables: TableFilter) -> list[tuple[str, str]]:
+    """The ordinary and partitioned tables `tables` captures, by schema and name."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT n.nspname, c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+            "WHERE c.relkind IN ('r', 'p') ORDER BY n.nspname, c.relname"
+        )
+        return [(str(s), str(t)) for s, t in cursor.fetchall() if tables.captures(str(s), str(t))]
+
+
+def _qualified(schema: str, table: str) -> sql.Composable:
+    return sql.SQL("{}.{}").format(sql.Identifier(schema), sql.Identifier(table))
+
+
+def table_info(connection: psycopg.Connection, schema: str, table: str) -> TableInfo:
+    """The table's columns in order (dropped ones left out) and its primary key, in key order."""
+    relation = _qualified(schema, table).as_string(connection)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT attname, atttypid, atttypmod, attnotnull FROM pg_attribute "
+            "WHERE attrelid = %s::regclass AND attnum > 0 AND NOT attisdropped ORDER BY attnum",
+            (relation,),
+        )
+        columns = tuple(
+            ColumnInfo(str(name), int(oid), int(typmod), optional=not bool(not_null))
+            for name, oid, typmod, not_null in cursor.fetchall()
+        )
+        cursor.execute(
+            "SELECT a.attname FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid "
+            "AND a.attnum = ANY(i.indkey) WHERE i.indrelid = %s::regclass AND i.indisprimary "
+            "ORDER BY array_position(i.indkey, a.attnum)",
+            (relation,),
+        )
+        keys = tuple(str(name) for (name,) in cursor.fetchall())
+    return TableInfo(schema, table, columns, keys)
+
+
+def ensure_publication(connection: psycopg.Connection, name: str, mode: str, tables: Sequence[tuple[str, str]]) -> None:
+    """Debezium's `publication.autocreate.mode`: create the publication if missing (all tables, the captured
+    ones, or none), and keep a filtered one's table list in step; `disabled` only requires that it exists."""
+    (exists,) = _one(connection, "SELECT count(*) > 0 FROM pg_publication WHERE pubname = %s", name)
+    publication = sql.Identifier(name)
+    listed = sql.SQL(", ").join(_qualified(schema, table) for schema, table in tables)
+    with connection.cursor() as cursor:
+        if mode == DISABLED:
+            if not exists:
+                raise ConnectError(
+                    f"Publication {name} does not exist and publication.autocreate.mode=disabled: create it "
+                    "(CREATE PUBLICATION ... FOR TABLE ...) or choose another mode"
+                )
+        elif mode == ALL_TABLES and not exists:
+            cursor.execute(sql.SQL("CREATE PUBLICATION {} FOR ALL TABLES").format(publication))
+        elif mode == NO_TABLES and not exists:
+            cursor.execute(sql.SQL("CREATE PUBLICATION {}").format(publication))
+        elif mode == FILTERED:
+            if not tables:
+                raise ConnectError(f"No table matches the connector's filters: publication {name} would be empty")
+            statement = "ALTER PUBLICATION {} SET TABLE {}" if exists else "CREATE PUBLICATION {} FOR TABLE {}"
+            cursor.execute(sql.SQL(statement).format(publication, listed))
+    connection.commit()
+
+
+@dataclass(frozen=True)
+class SlotState:
+    plugin: str
+    active: bool
+    confirmed_flush_lsn: int | None
+
+
+def slot_state(connection: psycopg.Connection, name: str) -> SlotState | None:
+    """The slot `name` as pg_replication_slots shows it; None if there is none."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT plugin, active, confirmed_flush_lsn - '0/0'::pg_lsn FROM pg_replication_slots WHERE slot_name = %s",
+            (name,),
+        )
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    plugin, active, confirmed = row
+    return SlotState(str(plugin), bool(active), None if confirmed is None else int(confirmed))
