@@ -38,6 +38,7 @@ def _build() -> dict[str, str]:
         "org.apache.kafka.connect.mirror.MirrorSourceConnector": "MirrorSourceConnector",
         "org.apache.kafka.connect.mirror.MirrorCheckpointConnector": "MirrorCheckpointConnector",
         "org.apache.kafka.connect.mirror.MirrorHeartbeatConnector": "MirrorHeartbeatConnector",
+        "io.debezium.connector.postgresql.PostgresConnector": "PostgresConnector",
         "org.apache.kafka.connect.json.JsonConverter": "JsonConverter",
         "org.apache.kafka.connect.storage.StringConverter": "StringConverter",
         "org.apache.kafka.connect.converters.ByteArrayConverter": "ByteArrayConverter",

@@ -106,3 +106,38 @@ class ChangeTracker:
             self.last_commit_lsn, self._begin = lsn, None
             return TransactionEnd(lsn, position)
         return None
+
+
+@dataclass
+class ResumeFilter:
+    """Drops the changes a resumed stream sends again, as Debezium's `WalPositionLocator` does.
+
+    The server resumes at the slot's confirmed position, which may lie before the stored offset, and always
+    resends a transaction whole. The offset names the last change stored (`lsn_proc`) and the end of the
+    commit before that change's transaction (`lsn_commit`): a transaction whose commit record starts before
+    that was stored whole; the next one is the one the stored change belongs to, stored up to that change
+    (LSNs grow within a transaction); everything after it is new. Begin, Commit and Relation messages always
+    pass: they keep the positions right.
+    """
+
+    commit_lsn: int | None
+    processed_lsn: int | None
+    _skipping_transaction: bool = False
+    _resumed: bool = False
+    _done: bool = False
+
+    def keeps(self, wal: WalMessage) -> bool:
+        message = wal.message
+        if self._done or self.processed_lsn is None:
+            return True
+        if isinstance(message, Begin):
+            stored_whole = self.commit_lsn is not None and message.final_lsn < self.commit_lsn
+            self._skipping_transaction = stored_whole
+            self._resumed = self._resumed or not stored_whole
+            return True
+        if isinstance(message, Commit):
+            self._done = self._resumed
+            return True
+        if isinstance(message, (Relation, Origin)):
+            return True
+        return not self._skipping_transaction and wal.data_start > self.processed_lsn

@@ -6,6 +6,7 @@ from __future__ import annotations
 from connectors.cdc.postgres.changes import (
     POSTGRES_EPOCH_US,
     ChangeTracker,
+    ResumeFilter,
     RowChange,
     TableTruncate,
     TransactionEnd,
@@ -40,3 +41,24 @@ def test_changes_carry_their_transaction_their_lsn_and_the_previous_commit() -> 
     assert isinstance(end, TransactionEnd) and end.lsn == 140
     assert isinstance(truncate, TableTruncate) and truncate.relations == (RELATION,)
     assert (truncate.position.commit_lsn, truncate.position.tx_id) == (140, 556)
+
+
+def test_a_resumed_stream_drops_what_was_stored_and_keeps_everything_new() -> None:
+    """Stored: transaction 0 whole (its commit ends at 200) and transaction 1 up to its change at 310.
+    Transaction 2 commits later, though one of its changes sits at a lower LSN (305): it is new."""
+    resume = ResumeFilter(commit_lsn=200, processed_lsn=310)
+    stream = [
+        (wal(100, Begin(190, 0, 1)), True),
+        (wal(150, Insert(7, ("a",))), False),
+        (wal(200, Commit(0, 190, 200, 0)), True),
+        (wal(290, Begin(330, 0, 2)), True),
+        (wal(0, RELATION), True),
+        (wal(300, Insert(7, ("b",))), False),
+        (wal(310, Insert(7, ("c",))), False),
+        (wal(320, Insert(7, ("d",))), True),
+        (wal(340, Commit(0, 330, 340, 0)), True),
+        (wal(350, Begin(360, 0, 3)), True),
+        (wal(305, Insert(7, ("e",))), True),
+    ]
+    assert [resume.keeps(message) for message, _ in stream] == [kept for _, kept in stream]
+    assert ResumeFilter(None, None).keeps(wal(1, Insert(7, ("x",))))

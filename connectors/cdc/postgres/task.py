@@ -1,0 +1,291 @@
+"""The PostgreSQL CDC task: a snapshot where the snapshot mode and the stored offset call for one, then the
+slot's stream, as Debezium's change events with Debezium's offsets.
+
+Start-up, as Debezium's `PostgresConnectorTask` decides it: the server must decode logically; the
+publication is made or checked; without the slot, it is created and its exported snapshot read (so the
+snapshot and the stream meet at the slot's consistent point); with the slot and an offset, streaming
+resumes from the offset (the server starts at the later of it and the slot's confirmed position). A
+snapshot that did not finish is done again.
+
+The slot is confirmed only up to what Kafka holds: when the runtime has stored offsets (`commit`), the task
+reads the stored offset back and has the reader confirm its `lsn_commit`.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterable, Iterator, Mapping
+from typing import TypeVar
+
+import psycopg
+import psycopg2
+import psycopg2.errors
+
+from connect.api import Config, ConnectError, SourceRecord, SourceTask
+from connect.api.records import Header
+from connect.api.version import distribution_version
+from connectors.cdc.naming import TopicNaming
+from connectors.cdc.postgres import catalog
+from connectors.cdc.postgres import config as keys
+from connectors.cdc.postgres.changes import ChangeTracker, ResumeFilter, RowChange
+from connectors.cdc.postgres.events import ChangeRecord, EventContext, TableEvents
+from connectors.cdc.postgres.offsets import INITIAL, PostgresOffset, source_partition
+from connectors.cdc.postgres.pgoutput import Relation, format_lsn
+from connectors.cdc.postgres.replication import ReplicationStream
+from connectors.cdc.postgres.snapshot import SnapshotReader
+from connectors.cdc.postgres.source_info import ChangePosition, SnapshotMark, SourceInfo
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+_OPERATION_CODES = {"INSERT": "c", "UPDATE": "u", "DELETE": "d"}
+Emitted = tuple[ChangeRecord, PostgresOffset]
+
+
+def snapshot_marks(rows: Iterable[T], *, first_table: bool, last_table: bool) -> Iterator[tuple[T, SnapshotMark]]:
+    """Debezium's `snapshot` value of each row of one table: `first` for the snapshot's first row,
+    `first_in_data_collection` and `last_in_data_collection` for a table's first and last, `last` for the
+    snapshot's last row, `true` between."""
+    iterator = iter(rows)
+    row = next(iterator, None)
+    first = True
+    while row is not None:
+        following = next(iterator, None)
+        if following is None and last_table:
+            mark = SnapshotMark.LAST
+        elif first:
+            mark = SnapshotMark.FIRST if first_table else SnapshotMark.FIRST_IN_DATA_COLLECTION
+        elif following is None:
+            mark = SnapshotMark.LAST_IN_DATA_COLLECTION
+        else:
+            mark = SnapshotMark.TRUE
+        yield row, mark
+        row, first = following, False
+
+
+class PostgresSourceTask(SourceTask):
+    def version(self) -> str:
+        return distribution_version("kconnect")
+
+    def start(self, props: Mapping[str, str]) -> None:
+        problems = keys.errors(props)
+        if problems:
+            raise ConnectError("Invalid configuration: " + "; ".join(problems))
+        config = Config(keys.CONFIG_DEF, props)
+        self._params = keys.connection_params(config)
+        self._server = config.get_str(keys.TOPIC_PREFIX)
+        self._naming = TopicNaming(self._server)
+        self._modes = keys.modes(config)
+        self._filter = keys.table_filter(config)
+        self._skipped = keys.skipped_operations(config)
+        self._tombstones = config.get_bool(keys.TOMBSTONES_ON_DELETE)
+        self._placeholder = config.get_str(keys.PLACEHOLDER)
+        self._batch = config.get_int(keys.MAX_BATCH_SIZE)
+        self._poll_s = config.get_int(keys.POLL_INTERVAL_MS) / 1000
+        self._slot_tries = config.get_int(keys.SLOT_MAX_RETRIES) + 1
+        self._slot_retry_s = config.get_int(keys.SLOT_RETRY_DELAY_MS) / 1000
+        self._source = SourceInfo(distribution_version("kconnect"), self._server, config.get_str(keys.DBNAME))
+        self._partition = source_partition(self._server)
+        self._tables: dict[tuple[str, str], TableEvents] = {}
+        self._snapshot_rows: Iterator[list[Emitted]] | None = None
+        self._stream: ReplicationStream | None = None
+        self._stopping = False
+        self._catalog = psycopg.connect(**self._params, autocommit=True)
+        catalog.check_logical_decoding(self._catalog)
+        captured = catalog.captured_tables(self._catalog, self._filter)
+        catalog.ensure_publication(
+            self._catalog, config.get_str(keys.PUBLICATION_NAME), config.get_str(keys.PUBLICATION_AUTOCREATE), captured
+        )
+        stored = self.context.offset_reader.offset(self._partition)
+        offset = PostgresOffset.from_map(stored) if stored else None
+        slot = config.get_str(keys.SLOT_NAME)
+        self._stream = ReplicationStream(self._params, slot, [config.get_str(keys.PUBLICATION_NAME)])
+        existing = catalog.slot_state(self._catalog, slot)
+        mode = config.get_str(keys.SNAPSHOT_MODE)
+        wants_snapshot = mode == keys.ALWAYS or (
+            mode in (keys.INITIAL, keys.INITIAL_ONLY) and (offset is None or offset.in_snapshot)
+        )
+        self._streaming = mode != keys.INITIAL_ONLY
+        if existing is None:
+            created = self._stream.create_slot()
+            start_lsn = created.consistent_point
+            if wants_snapshot:
+                self._snapshot_rows = self._snapshot(captured, created.snapshot_name, start_lsn)
+        else:
+            # Resume where the offset says; 0 (where the slot was confirmed) after a snapshot or without one.
+            resume = offset.resume_lsn if offset is not None and not wants_snapshot else None
+            start_lsn = resume or 0
+            if wants_snapshot:
+                self._snapshot_rows = self._snapshot(captured, None, existing.confirmed_flush_lsn or 0)
+        self._tracker = ChangeTracker(last_commit_lsn=offset.lsn_commit if offset is not None else None)
+        resuming = offset is not None and not wants_snapshot and existing is not None
+        self._resume = ResumeFilter(offset.lsn_commit, offset.lsn_proc) if resuming and offset else None
+        self._start_lsn = start_lsn
+        self._stream_started = False
+        log.info(
+            "PostgreSQL CDC %s: %d tables, snapshot: %s, streaming from %s",
+            self._server,
+            len(captured),
+            wants_snapshot,
+            format_lsn(start_lsn),
+        )
+
+    # -- snapshot ---------------------------------------------------------------------------------------
+
+    def _snapshot(self, tables: list[tuple[str, str]], snapshot_name: str | None, lsn: int) -> Iterator[list[Emitted]]:
+        """Every captured table's rows as `r` events, in batches, within one transaction (on the slot's exported
+        snapshot when there is one; it is imported before the slot's connection is used again)."""
+        reader = SnapshotReader(self._params, snapshot_name)
+        try:
+            batch: list[Emitted] = []
+            for table_index, (schema, name) in enumerate(tables):
+                events = self._table_events(schema, name)
+                rows = reader.rows(schema, name, [column.name for column in events.table.columns])
+                for row, mark in snapshot_marks(
+                    rows, first_table=table_index == 0, last_table=table_index == len(tables) - 1
+                ):
+                    position = ChangePosition(time.time_ns() // 1000, None, lsn, None)
+                    at = EventContext(self._source.struct(schema, name, position, mark), time.time_ns())
+                    last = mark is SnapshotMark.LAST
+                    offset = PostgresOffset(
+                        lsn=lsn, snapshot=INITIAL, last_snapshot_record=last, snapshot_completed=last
+                    )
+                    batch += [(record, offset) for record in events.read(tuple(row), at)]
+                    if len(batch) >= self._batch:
+                        yield batch
+                        batch = []
+            if batch:
+                yield batch
+        finally:
+            reader.close()
+
+    # -- streaming --------------------------------------------------------------------------------------
+
+    def _table_events(self, schema: str, table: str) -> TableEvents:
+        events = self._tables.get((schema, table))
+        if events is None:
+            info = catalog.table_info(self._catalog, schema, table)
+            events = TableEvents(
+                info,
+                self._naming.data_topic(schema, table),
+                self._modes,
+                placeholder=self._placeholder,
+                tombstones_on_delete=self._tombstones,
+            )
+            if events.skipped:
+                log.warning(
+                    "Columns of %s.%s with types kconnect does not map yet are left out: %s",
+                    schema,
+                    table,
+                    events.skipped,
+                )
+            self._tables[(schema, table)] = events
+        return events
+
+    def _relation_changed(self, relation: Relation) -> None:
+        """The server sends a Relation again after a table changed: read its columns again."""
+        self._tables.pop((relation.namespace or "pg_catalog", relation.name), None)
+
+    def _stream_batch(self) -> list[Emitted]:
+        assert self._stream is not None
+        if not self._stream_started:
+            self._start_streaming(self._stream)
+            self._stream_started = True
+        records: list[Emitted] = []
+        for wal in self._stream.read(self._poll_s, self._batch):
+            if isinstance(wal.message, Relation):
+                self._relation_changed(wal.message)
+            if self._resume is not None and not self._resume.keeps(wal):
+                continue
+            change = self._tracker.feed(wal)
+            if isinstance(change, RowChange):
+                records += self._row_change(change)
+        return records
+
+    def _start_streaming(self, stream: ReplicationStream) -> None:
+        """Start the stream; a slot still held by another connection (this task's previous instance, whose
+        walsender has not yet seen its connection close) is tried again, as Debezium does."""
+        for attempt in range(1, self._slot_tries + 1):
+            try:
+                stream.start(self._start_lsn)
+                return
+            except psycopg2.errors.ObjectInUse as exc:
+                if attempt == self._slot_tries or self._stopping:
+                    raise ConnectError(f"Replication slot {stream.slot} stays in use: {exc}".strip()) from exc
+                log.info("Slot %s is in use; trying again in %.1f s (%s)", stream.slot, self._slot_retry_s, exc)
+                time.sleep(self._slot_retry_s)
+
+    def _row_change(self, change: RowChange) -> list[Emitted]:
+        if _OPERATION_CODES[change.operation] in self._skipped:
+            return []
+        relation = change.relation
+        schema = relation.namespace or "pg_catalog"
+        if not self._filter.captures(schema, relation.name):
+            return []
+        events = self._table_events(schema, relation.name)
+        at = EventContext(self._source.struct(schema, relation.name, change.position), time.time_ns())
+        if change.operation == "INSERT":
+            made = events.insert(change.new or (), at)
+        elif change.operation == "UPDATE":
+            made = events.update(change.new or (), change.old, at)
+        else:
+            made = events.delete(change.old or (), at)
+        position = change.position
+        offset = PostgresOffset(
+            lsn=position.lsn,
+            lsn_proc=position.lsn,
+            lsn_commit=position.commit_lsn,
+            tx_id=position.tx_id,
+            commit_time_us=position.commit_time_us,
+            message_type=change.operation,
+        )
+        return [(record, offset) for record in made]
+
+    # -- SourceTask -------------------------------------------------------------------------------------
+
+    def poll(self) -> list[SourceRecord] | None:
+        if self._snapshot_rows is not None:
+            batch = next(self._snapshot_rows, None)
+            if batch is not None:
+                return self._source_records(batch)
+            self._snapshot_rows = None
+        if not self._streaming:
+            time.sleep(self._poll_s)  # initial_only: nothing more to do once the snapshot is in Kafka
+            return None
+        try:
+            return self._source_records(self._stream_batch())
+        except (psycopg2.InterfaceError, psycopg2.OperationalError):
+            if self._stopping:  # `stop` closed the connection under this poll
+                return None
+            raise
+
+    def _source_records(self, records: list[Emitted]) -> list[SourceRecord]:
+        return [
+            SourceRecord(
+                self._partition,
+                offset.to_map(),
+                record.topic,
+                None,
+                record.key_schema,
+                record.key,
+                record.value_schema,
+                record.value,
+                headers=tuple(Header(name, value, schema) for name, schema, value in record.headers),
+            )
+            for record, offset in records
+        ]
+
+    def commit(self) -> None:
+        """Offsets are stored: the slot may be confirmed up to the stored offset's commit."""
+        stored = self.context.offset_reader.offset(self._partition)
+        if stored and self._stream is not None:
+            confirmable = PostgresOffset.from_map(stored).confirmable_lsn
+            if confirmable is not None:
+                self._stream.confirm_later(confirmable)
+
+    def stop(self) -> None:
+        self._stopping = True
+        if self._stream is not None:
+            self._stream.close()
+        self._catalog.close()
