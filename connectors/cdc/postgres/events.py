@@ -28,6 +28,19 @@ from connectors.cdc.postgres.types import ColumnType, Modes, column_type
 PK_UPDATE_NEWKEY_HEADER = "__debezium.newkey"
 PK_UPDATE_OLDKEY_HEADER = "__debezium.oldkey"
 DEFAULT_PLACEHOLDER = "__debezium_unavailable_value"
+CONTEXT_HEADER_PREFIX = "__debezium.context."
+
+
+def context_headers(server: str, task_id: str, run_id: str) -> tuple[tuple[str, Schema | None, Any], ...]:
+    """Debezium's `DebeziumHeaderProducer.contextHeaders`: the connector's logical name (`topic.prefix`), the
+    task, the connector's kind and this run of the task."""
+    string = Schema(SchemaType.STRING)
+    return (
+        (CONTEXT_HEADER_PREFIX + "connectorLogicalName", string, server),
+        (CONTEXT_HEADER_PREFIX + "taskId", string, task_id),
+        (CONTEXT_HEADER_PREFIX + "connectorName", string, "postgresql"),
+        (CONTEXT_HEADER_PREFIX + "runId", string, run_id),
+    )
 
 
 @dataclass(frozen=True)
@@ -74,6 +87,8 @@ class TableEvents:
     modes: Modes = field(default_factory=Modes)
     placeholder: str = DEFAULT_PLACEHOLDER
     tombstones_on_delete: bool = True
+    # Debezium's `__debezium.context.*` headers (`extended.headers.enabled`), on every record after its own
+    context_headers: tuple[tuple[str, Schema | None, Any], ...] = ()
 
     def __post_init__(self) -> None:
         self._types: list[ColumnType | None] = []
@@ -152,7 +167,7 @@ class TableEvents:
         self, key: Struct | None, value: Struct | None, headers: tuple[tuple[str, Schema | None, Any], ...] = ()
     ) -> ChangeRecord:
         schema = self.envelope_schema if value is not None else None
-        return ChangeRecord(self.topic, self.key_schema, key, schema, value, headers)
+        return ChangeRecord(self.topic, self.key_schema, key, schema, value, (*headers, *self.context_headers))
 
     def _envelope(
         self, op: Operation, at: EventContext, before: Struct | None = None, after: Struct | None = None
@@ -179,22 +194,22 @@ class TableEvents:
         before = self._row(old_values) if old_values is not None else None
         if old_key is None or old_key == new_key:
             return [self._record(new_key, self._envelope(Operation.UPDATE, at, before, after))]
-        deleted = self._record(
-            old_key,
-            self._envelope(Operation.DELETE, at, before),
-            ((PK_UPDATE_NEWKEY_HEADER, self.key_schema, new_key),),
-        )
+        new_key_header = ((PK_UPDATE_NEWKEY_HEADER, self.key_schema, new_key),)
+        deleted = self._record(old_key, self._envelope(Operation.DELETE, at, before), new_key_header)
         created = self._record(
             new_key,
             self._envelope(Operation.CREATE, at, after=after),
             ((PK_UPDATE_OLDKEY_HEADER, self.key_schema, old_key),),
         )
-        return [deleted, *self._tombstone(old_key), created]
+        return [deleted, *self._tombstone(old_key, new_key_header), created]
 
     def delete(self, old: Tuple, at: EventContext) -> list[ChangeRecord]:
         values = self._values(old)
         key = self._key(values)
         return [self._record(key, self._envelope(Operation.DELETE, at, self._row(values))), *self._tombstone(key)]
 
-    def _tombstone(self, key: Struct | None) -> list[ChangeRecord]:
-        return [self._record(key, None)] if self.tombstones_on_delete else []
+    def _tombstone(
+        self, key: Struct | None, headers: tuple[tuple[str, Schema | None, Any], ...] = ()
+    ) -> list[ChangeRecord]:
+        """The delete's tombstone, with the delete's own headers (as Debezium copies them)."""
+        return [self._record(key, None, headers)] if self.tombstones_on_delete else []

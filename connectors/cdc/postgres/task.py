@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import time
+import uuid
 from collections.abc import Iterable, Iterator, Mapping
 from typing import TypeVar
 
@@ -29,7 +30,7 @@ from connectors.cdc.naming import TopicNaming
 from connectors.cdc.postgres import catalog
 from connectors.cdc.postgres import config as keys
 from connectors.cdc.postgres.changes import ChangeTracker, ResumeFilter, RowChange
-from connectors.cdc.postgres.events import ChangeRecord, EventContext, TableEvents
+from connectors.cdc.postgres.events import ChangeRecord, EventContext, TableEvents, context_headers
 from connectors.cdc.postgres.offsets import INITIAL, PostgresOffset, source_partition
 from connectors.cdc.postgres.pgoutput import Relation, format_lsn
 from connectors.cdc.postgres.replication import ReplicationStream
@@ -87,6 +88,8 @@ class PostgresSourceTask(SourceTask):
         self._slot_retry_s = config.get_int(keys.SLOT_RETRY_DELAY_MS) / 1000
         self._source = SourceInfo(distribution_version("kconnect"), self._server, config.get_str(keys.DBNAME))
         self._partition = source_partition(self._server)
+        # Debezium's one task is task 0; each run of it draws a new run id.
+        self._headers = context_headers(self._server, "0", str(uuid.uuid4()))
         self._tables: dict[tuple[str, str], TableEvents] = {}
         self._snapshot_rows: Iterator[list[Emitted]] | None = None
         self._stream: ReplicationStream | None = None
@@ -172,6 +175,7 @@ class PostgresSourceTask(SourceTask):
                 self._modes,
                 placeholder=self._placeholder,
                 tombstones_on_delete=self._tombstones,
+                context_headers=self._headers,
             )
             if events.skipped:
                 log.warning(

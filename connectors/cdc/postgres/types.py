@@ -97,7 +97,17 @@ class ColumnType:
     fallback: Any = None
 
     def optional(self) -> ColumnType:
-        return ColumnType(self.schema.as_optional(), self.decode, self.fallback)
+        schema = self.schema.as_optional()
+        if schema.type is not SchemaType.STRUCT:
+            return ColumnType(schema, self.decode, self.fallback)
+        # A struct value carries its schema: rebuild it with the optional one.
+        decode = self.decode
+
+        def decode_optional(text: str) -> Struct:
+            return Struct(schema, dict(decode(text).items()))
+
+        fallback = Struct(schema, dict(self.fallback.items())) if self.fallback is not None else None
+        return ColumnType(schema, decode_optional, fallback)
 
 
 def _semantic(kind: SchemaType, name: str, **extra: Any) -> Schema:
@@ -177,6 +187,19 @@ def _finite_decimal(text: str) -> decimal.Decimal:
     return value
 
 
+def _stripped(value: decimal.Decimal) -> decimal.Decimal:
+    """Java's `stripTrailingZeros`, never to a negative scale (`PostgresValueConverter` sets those to 0)."""
+    sign, digits, exponent = value.as_tuple()
+    assert isinstance(exponent, int)
+    if not any(digits):
+        return decimal.Decimal(0)
+    kept = list(digits)
+    while exponent < 0 and kept[-1] == 0:
+        kept.pop()
+        exponent += 1
+    return decimal.Decimal((sign, tuple(kept), exponent))
+
+
 def _unscaled_bytes(value: decimal.Decimal, scale: int) -> bytes:
     """Java's BigInteger.toByteArray of the unscaled value: big-endian two's complement, shortest form."""
     unscaled = int(value.scaleb(scale).to_integral_exact())
@@ -193,7 +216,7 @@ def _numeric(typmod: int, mode: DecimalMode) -> ColumnType:
     if precision == 0:  # unconstrained: each value keeps its own scale
 
         def variable(text: str) -> Struct:
-            value = _finite_decimal(text)
+            value = _stripped(_finite_decimal(text))
             own_scale = -int(value.as_tuple().exponent)
             return Struct(_VARIABLE_SCALE_DECIMAL, {"scale": own_scale, "value": _unscaled_bytes(value, own_scale)})
 

@@ -81,6 +81,7 @@ def test_a_primary_key_change_is_a_delete_a_tombstone_and_a_create_each_naming_t
     ((name, _, new_key),) = deleted.headers
     assert name == PK_UPDATE_NEWKEY_HEADER and dict(new_key.items()) == {"id": 2}
     assert tombstone.value is None and tombstone.key == deleted.key and tombstone.value_schema is None
+    assert tombstone.headers == deleted.headers  # Debezium copies the delete's headers to its tombstone
     assert created.value is not None and created.value.get("op") == "c"
     ((name, _, old_key),) = created.headers
     assert name == PK_UPDATE_OLDKEY_HEADER and dict(old_key.items()) == {"id": 1}

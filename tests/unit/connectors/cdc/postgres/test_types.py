@@ -46,7 +46,15 @@ def test_fixed_scale_decimals_carry_scale_and_precision_and_keep_the_column_s_sc
 
 @pytest.mark.parametrize(
     ("text", "scale", "unscaled"),
-    [("1", 0, b"\x01"), ("-1", 0, b"\xff"), ("1.28", 2, b"\x00\x80"), ("-1.28", 2, b"\x80"), ("0.000", 3, b"\x00")],
+    [
+        ("1", 0, b"\x01"),
+        ("-1", 0, b"\xff"),
+        ("1.28", 2, b"\x00\x80"),
+        ("-1.28", 2, b"\x80"),
+        ("0.000", 0, b"\x00"),  # Java's stripTrailingZeros, as Debezium applies it
+        ("12.500", 1, b"\x7d"),
+        ("100", 0, b"\x64"),
+    ],
 )
 def test_variable_scale_decimals_keep_each_value_s_scale_in_java_s_byte_form(
     text: str, scale: int, unscaled: bytes

@@ -1,0 +1,288 @@
+"""kconnect's PostgreSQL change-event parts next to Debezium 3.6.1's, for the same row of the same database:
+Debezium's PostgresConnector runs in Java Kafka Connect (standalone, JsonConverter with schemas) against the
+test PostgreSQL server and Kafka broker; the event it writes for an insert is read back and its `after`
+(schema and payload), its `source` schema and its envelope are compared with what kconnect's types,
+source block and envelope make of the same row."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import orjson
+import psycopg
+import pytest
+import sqlalchemy as sa
+from confluent_kafka import Consumer
+
+from bench.java_connect import jars as java_jars
+from connect.api.data import Field, Schema, SchemaType, Struct
+from connect.converters.json import JsonConverter
+from connectors.cdc.envelope import TRANSACTION_BLOCK
+from connectors.cdc.naming import TopicNaming, value_schema_name
+from connectors.cdc.postgres.catalog import table_info
+from connectors.cdc.postgres.changes import ChangeTracker, RowChange, TransactionEnd
+from connectors.cdc.postgres.events import ChangeRecord, EventContext, TableEvents, context_headers
+from connectors.cdc.postgres.replication import ReplicationStream
+from connectors.cdc.postgres.snapshot import SnapshotReader
+from connectors.cdc.postgres.source_info import SOURCE_SCHEMA, SourceInfo
+from connectors.cdc.postgres.types import column_type
+from local_kafka.jars import default_version
+from tests.fixtures.sql.plugin import SqlDatabase
+from tests.support import debezium
+from tests.support.java_connect_worker import java_standalone_worker
+from tests.support.pg_column_samples import COLUMNS
+from tests.support.replication_slots import drop_slot
+from tests.support.waiting import wait_until
+
+pytestmark = pytest.mark.integration
+
+JSON_WITH_SCHEMAS = {"schemas.enable": "true"}
+OUR_VERSION = "kconnect"
+CONTEXT = "__debezium.context."
+
+
+@pytest.fixture(scope="module")
+def java_connect(kafka_bootstrap: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A Java standalone worker with Debezium's PostgreSQL connector, writing JSON with schemas."""
+    worker = {
+        "plugin.path": f"{java_jars.fetch(default_version()).plugins},{debezium.plugin_path()}",
+        "plugin.discovery": "hybrid_warn",
+        "key.converter": "org.apache.kafka.connect.json.JsonConverter",
+        "value.converter": "org.apache.kafka.connect.json.JsonConverter",
+    }
+    with java_standalone_worker(kafka_bootstrap, tmp_path_factory.mktemp("debezium"), worker) as rest:
+        yield rest
+
+
+@pytest.fixture
+def database(postgres_database: SqlDatabase) -> Iterator[SqlDatabase]:
+    columns = ", ".join(f"{name} {kind}" for name, (kind, _) in COLUMNS.items())
+    postgres_database.execute(
+        f"CREATE TABLE typed (pk int PRIMARY KEY, {columns})",
+        "CREATE TABLE people (id int PRIMARY KEY, name text NOT NULL, note text, big text)",
+    )
+    yield postgres_database
+    drop_slot(postgres_database, slot_name(postgres_database))
+    drop_slot(postgres_database, f"kc_{sa.make_url(postgres_database.url).database}")
+
+
+@contextmanager
+def debezium_running(rest: str, database: SqlDatabase, prefix: str, table: str) -> Iterator[None]:
+    """Debezium's connector on `table`, streaming only (snapshot.mode=no_data), once its slot is active;
+    deleted on exit, so that its slot can be dropped."""
+    url = sa.make_url(database.url)
+    config = {
+        "connector.class": debezium.CONNECTOR_CLASS,
+        "database.hostname": str(url.host),
+        "database.port": str(url.port),
+        "database.user": str(url.username),
+        "database.password": "unused",  # the test server trusts loopback
+        "database.dbname": str(url.database),
+        "topic.prefix": prefix,
+        "plugin.name": "pgoutput",
+        "slot.name": slot_name(database),
+        "publication.name": slot_name(database),
+        "publication.autocreate.mode": "filtered",
+        "table.include.list": f"public.{table}",
+        "snapshot.mode": "no_data",
+    }
+    answer = httpx.post(f"{rest}/connectors", json={"name": prefix, "config": config}, timeout=60)
+    assert answer.status_code == 201, answer.text
+    active = f"SELECT active FROM pg_replication_slots WHERE slot_name = '{slot_name(database)}'"
+    wait_until(lambda: database.rows(active) == [(True,)], 120, "Debezium to stream from its slot")
+    try:
+        yield
+    finally:
+        httpx.delete(f"{rest}/connectors/{prefix}", timeout=60)
+
+
+def slot_name(database: SqlDatabase) -> str:
+    return f"dbz_{sa.make_url(database.url).database}"
+
+
+@dataclass(frozen=True)
+class Written:
+    """A record as Debezium wrote it: key and value JSON (value None: a tombstone), header names."""
+
+    key: Any
+    value: Any
+    headers: tuple[tuple[str, bytes | None], ...]
+
+
+def debezium_records(kafka_bootstrap: str, topic: str, count: int, timeout: float = 120) -> list[Written]:
+    consumer = Consumer(
+        {"bootstrap.servers": kafka_bootstrap, "group.id": f"t-{uuid.uuid4().hex}", "auto.offset.reset": "earliest"}
+    )
+    try:
+        consumer.subscribe([topic])
+        found: list[Written] = []
+
+        def arrived() -> bool:
+            message = consumer.poll(0.5)
+            if message is not None and message.error() is None:
+                value = message.value()
+                headers = tuple(message.headers() or [])
+                found.append(
+                    Written(orjson.loads(message.key() or b"null"), orjson.loads(value) if value else None, headers)
+                )
+            return len(found) >= count
+
+        wait_until(arrived, timeout, f"{count} records from Debezium on {topic}")
+        return found
+    finally:
+        consumer.close()
+
+
+def our_after(database: SqlDatabase, topic: str) -> tuple[Schema, Struct]:
+    """The `after` row as kconnect's types make it of the row's text, read as a snapshot reads it."""
+    columns = database.rows(
+        "SELECT attname, atttypid, atttypmod, attnotnull FROM pg_attribute "
+        "WHERE attrelid = 'public.typed'::regclass AND attnum > 0 ORDER BY attnum"
+    )
+    url = sa.make_url(database.url)
+    reader = SnapshotReader({"host": url.host, "port": url.port, "dbname": url.database, "user": url.username}, None)
+    try:
+        (texts,) = list(reader.rows("public", "typed", [str(name) for name, *_ in columns]))
+    finally:
+        reader.close()
+    fields, values = [], {}
+    for index, ((name, type_oid, typmod, not_null), text) in enumerate(zip(columns, texts, strict=True)):
+        kind = column_type(int(str(type_oid)), int(str(typmod)))
+        assert kind is not None, name
+        kind = kind if not_null else kind.optional()
+        fields.append(Field(str(name), index, kind.schema))
+        values[str(name)] = None if text is None else kind.decode(text)
+    schema = Schema(SchemaType.STRUCT, optional=True, name=value_schema_name(topic), fields=tuple(fields))
+    return schema, Struct(schema, values)
+
+
+def test_an_insert_s_row_source_schema_and_envelope_agree_with_debezium_s(
+    database: SqlDatabase, kafka_bootstrap: str, java_connect: str
+) -> None:
+    url = sa.make_url(database.url)
+    prefix = f"dbz{uuid.uuid4().hex[:8]}"
+    topic = TopicNaming(prefix).data_topic("public", "typed")
+    with debezium_running(java_connect, database, prefix, "typed"):
+        literals = ", ".join(literal for _, literal in COLUMNS.values())
+        database.execute(f"INSERT INTO typed VALUES (1, {literals})")
+        (written,) = debezium_records(kafka_bootstrap, topic, 1)
+    event = written.value
+
+    theirs = {field["field"]: field for field in event["schema"]["fields"]}
+    schema, after = our_after(database, topic)
+    converter = JsonConverter()
+    converter.configure(JSON_WITH_SCHEMAS, False)
+    ours = orjson.loads(converter.from_connect_data(topic, schema, after) or b"null")
+    assert {k: v for k, v in theirs["after"].items() if k != "field"} == ours["schema"]
+    assert event["payload"]["after"] == ours["payload"]
+
+    assert {k: v for k, v in theirs["source"].items() if k != "field"} == orjson.loads(
+        converter.as_json_schema(SOURCE_SCHEMA)
+    )
+    assert {k: v for k, v in theirs["transaction"].items() if k != "field"} == orjson.loads(
+        converter.as_json_schema(TRANSACTION_BLOCK)
+    )
+    assert list(theirs) == ["before", "after", "source", "transaction", "op", "ts_ms", "ts_us", "ts_ns"]
+    assert (event["schema"]["name"], event["schema"]["version"]) == (f"{topic}.Envelope", 2)
+    source = event["payload"]["source"]
+    assert (source["connector"], source["name"], source["db"], source["schema"], source["table"]) == (
+        "postgresql",
+        prefix,
+        url.database,
+        "public",
+        "typed",
+    )
+    assert source["snapshot"] == "false" and event["payload"]["op"] == "c"
+    commit_lsn, lsn = orjson.loads(source["sequence"])
+    assert int(lsn) == source["lsn"] and (commit_lsn is None or int(commit_lsn) <= source["lsn"])
+
+
+def our_records(database: SqlDatabase, prefix: str, table: str, operations: list[str]) -> list[ChangeRecord]:
+    """kconnect's records for `operations`, streamed from a slot of its own made before them."""
+    url = sa.make_url(database.url)
+    publication = f"kc_{url.database}"
+    database.execute(f"CREATE PUBLICATION {publication} FOR TABLE {table}")
+    params = {"host": url.host, "port": url.port, "dbname": url.database, "user": url.username}
+    stream = ReplicationStream(params, publication, [publication])
+    try:
+        created = stream.create_slot()
+        for operation in operations:
+            database.execute(operation)
+        stream.start(created.consistent_point)
+        with psycopg.connect(**params) as connection:
+            info = table_info(connection, "public", table)
+        headers = context_headers(prefix, "0", str(uuid.uuid4()))
+        events = TableEvents(info, TopicNaming(prefix).data_topic("public", table), context_headers=headers)
+        source = SourceInfo(OUR_VERSION, prefix, str(url.database))
+        tracker, records, ends = ChangeTracker(), [], 0
+        deadline = time.monotonic() + 30
+        while ends < len(operations):
+            assert time.monotonic() < deadline, "kconnect's stream did not bring every transaction"
+            for wal in stream.read(1.0):
+                change = tracker.feed(wal)
+                if isinstance(change, TransactionEnd):
+                    ends += 1
+                elif isinstance(change, RowChange):
+                    at = EventContext(source.struct("public", table, change.position), time.time_ns())
+                    if change.operation == "INSERT":
+                        records += events.insert(change.new or (), at)
+                    elif change.operation == "UPDATE":
+                        records += events.update(change.new or (), change.old, at)
+                    else:
+                        records += events.delete(change.old or (), at)
+        return records
+    finally:
+        stream.close()
+
+
+def comparable(value: Any) -> Any:
+    """An event's JSON without what differs by design: the processing times and the connector's version."""
+    if value is None:
+        return None
+    payload = {k: v for k, v in value["payload"].items() if k not in ("ts_ms", "ts_us", "ts_ns")}
+    payload["source"] = {k: v for k, v in payload["source"].items() if k != "version"}
+    return {"schema": value["schema"], "payload": payload}
+
+
+def test_inserts_updates_toast_key_changes_and_deletes_agree_with_debezium_s_records_one_for_one(
+    database: SqlDatabase, kafka_bootstrap: str, java_connect: str
+) -> None:
+    prefix = f"dbz{uuid.uuid4().hex[:8]}"
+    topic = TopicNaming(prefix).data_topic("public", "people")
+    operations = [
+        "INSERT INTO people VALUES (1, 'ann', 'first', (SELECT string_agg(md5(random()::text), '') "
+        "FROM generate_series(1, 200)))",
+        "UPDATE people SET name = 'anne' WHERE id = 1",  # big stays TOASTed: not sent
+        "UPDATE people SET id = 2 WHERE id = 1",  # a key change: delete, tombstone, create
+        "DELETE FROM people WHERE id = 2",  # default identity: the old row is its key only
+    ]
+    with debezium_running(java_connect, database, prefix, "people"):
+        ours = our_records(database, prefix, "people", operations)
+        theirs = debezium_records(kafka_bootstrap, topic, len(ours))
+
+    json = JsonConverter()
+    json.configure(JSON_WITH_SCHEMAS, False)
+    key_json = JsonConverter()
+    key_json.configure(JSON_WITH_SCHEMAS, True)
+    assert [r.value is None for r in ours] == [False, False, False, True, False, False, True]
+    for index, (mine, written) in enumerate(zip(ours, theirs, strict=True)):
+        assert orjson.loads(key_json.from_connect_data(topic, mine.key_schema, mine.key) or b"null") == written.key, (
+            index
+        )
+        value = json.from_connect_data(topic, mine.value_schema, mine.value) if mine.value is not None else None
+        assert comparable(orjson.loads(value) if value else None) == comparable(written.value), index
+        # the same headers with the same values, but for the run id (each run of a task draws its own)
+        theirs_headers = [(n, None if n.endswith("runId") else v) for n, v in written.headers]
+        ours_headers = [
+            (n, None if n.endswith("runId") else (v.encode() if isinstance(v, str) else v)) for n, _, v in mine.headers
+        ]
+        assert [n for n, _ in ours_headers] == [n for n, _ in theirs_headers], index
+        assert [v for n, v in ours_headers if n.startswith(CONTEXT)] == [
+            v for n, v in theirs_headers if n.startswith(CONTEXT)
+        ]
