@@ -19,8 +19,8 @@ class DeadPeerEviction:
         self._group = group
         if not self.supported():
             log.info(
-                "A dead worker's slots move at its session timeout: evicting it is not spoken over %s listeners yet",
-                client_config.get("security.protocol", "plaintext"),
+                "A dead worker's slots move at its session timeout: it cannot be evicted, as %s",
+                self._eviction.unsupported_reason,
             )
 
     def supported(self) -> bool:

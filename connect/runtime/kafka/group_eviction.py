@@ -11,17 +11,23 @@ offset commits are refused with UNKNOWN_MEMBER_ID) and rejoins.
 librdkafka sends LeaveGroup only for itself and has no admin call for it (Java's
 `Admin.removeMembersFromConsumerGroup` works only for static members), so this module speaks the three
 requests it needs itself (FindCoordinator v1, DescribeGroups v1, LeaveGroup v3: none of them flexible, all
-served by Kafka 2.4 and later) over a plain connection. TLS and SASL listeners are not spoken yet:
-`supported()` says so, and the caller falls back to the session timeout.
+served by Kafka 2.4 and later), over TLS (`kafka_tls.py`) and after a SASL login (`kafka_sasl.py`: PLAIN,
+SCRAM) where the listener wants them, with the settings of the worker's own clients. A listener that wants
+a login not spoken here (GSSAPI, OAUTHBEARER) is not used: `supported()` says so, and the caller falls back
+to the session timeout.
 """
 
 from __future__ import annotations
 
 import logging
 import socket
+import ssl
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from connect.api.errors import ConfigError
+from connect.runtime.kafka.kafka_sasl import SaslError, SaslLogin
+from connect.runtime.kafka.kafka_tls import tls_context
 from connect.runtime.kafka.kafka_wire import KafkaConnection, array, int8, nullable_string, string
 
 log = logging.getLogger(__name__)
@@ -30,6 +36,9 @@ _FIND_COORDINATOR, _DESCRIBE_GROUPS, _LEAVE_GROUP = 10, 15, 13
 _GROUP_KEY = 0
 _NONE = 0
 _TIMEOUT_S = 3.0
+_TLS = frozenset({"ssl", "sasl_ssl"})
+_SASL = frozenset({"sasl_plaintext", "sasl_ssl"})
+_PROTOCOLS = frozenset({"plaintext", *_TLS, *_SASL})
 
 
 @dataclass(frozen=True)
@@ -44,16 +53,34 @@ class GroupEvictionError(Exception):
 
 class GroupEviction:
     """Finds and evicts members of consumer groups on the cluster of `config` (librdkafka names:
-    `bootstrap.servers`, `security.protocol`)."""
+    `bootstrap.servers`, `security.protocol`, `ssl.*`, `sasl.*`)."""
 
     def __init__(self, config: Mapping[str, str], client_id: str = "kconnect-group-eviction") -> None:
         self._bootstrap = [_address(entry) for entry in config.get("bootstrap.servers", "").split(",") if entry.strip()]
         self._protocol = config.get("security.protocol", "plaintext").strip().lower()
         self._client_id = client_id
+        self._login = SaslLogin.from_config(config) if self._protocol in _SASL else None
+        self._tls: ssl.SSLContext | None = None
+        self.unsupported_reason = self._check(config)
+
+    def _check(self, config: Mapping[str, str]) -> str | None:
+        if not self._bootstrap:
+            return "no bootstrap.servers"
+        if self._protocol not in _PROTOCOLS:
+            return f"security.protocol {self._protocol} is not known"
+        if self._protocol in _SASL and self._login is None:
+            mechanism = config.get("sasl.mechanisms") or config.get("sasl.mechanism") or "GSSAPI"
+            return f"SASL mechanism {mechanism} is not spoken here (PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 are)"
+        if self._protocol in _TLS:
+            try:
+                self._tls = tls_context(config)
+            except (ConfigError, ssl.SSLError, OSError) as exc:
+                return f"its TLS settings cannot be loaded ({exc})"
+        return None
 
     def supported(self) -> bool:
-        """False where the cluster's listener wants TLS or a login (SASL): not spoken here yet."""
-        return self._protocol == "plaintext" and bool(self._bootstrap)
+        """False where the cluster's listener cannot be spoken to (`unsupported_reason` says why)."""
+        return self.unsupported_reason is None
 
     def evict(self, group: str, which: Callable[[GroupMember], bool]) -> list[GroupMember]:
         """Evict the members of `group` for which `which` is true; the members evicted (none: nothing to do).
@@ -81,7 +108,21 @@ class GroupEviction:
         raise GroupEvictionError(f"no broker of {self._bootstrap} named the coordinator of group {group}: {last}")
 
     def _connect(self, address: tuple[str, int]) -> KafkaConnection:
-        return KafkaConnection(socket.create_connection(address, timeout=_TIMEOUT_S), self._client_id)
+        sock = socket.create_connection(address, timeout=_TIMEOUT_S)
+        if self._tls is not None:
+            try:
+                sock = self._tls.wrap_socket(sock, server_hostname=address[0])
+            except OSError:
+                sock.close()
+                raise
+        connection = KafkaConnection(sock, self._client_id)
+        if self._login is not None:
+            try:
+                self._login.authenticate(connection)
+            except (SaslError, OSError) as exc:
+                connection.close()
+                raise GroupEvictionError(f"logging in to {address[0]}:{address[1]}: {exc}") from exc
+        return connection
 
 
 def _find_coordinator(connection: KafkaConnection, group: str) -> tuple[str, int]:

@@ -1,4 +1,5 @@
-"""Kafka's request/response framing for the few requests the worker sends itself (`group_eviction.py`).
+"""Kafka's request/response framing for the few requests the worker sends itself (`group_eviction.py`,
+`kafka_sasl.py`).
 
 Non-flexible versions only (request header v1, response header v0): a request is a 4-byte size, then
 api key, api version, correlation id and client id, then the body; the answer is a 4-byte size, the
@@ -19,6 +20,10 @@ def int8(value: int) -> bytes:
 
 def int32(value: int) -> bytes:
     return struct.pack(">i", value)
+
+
+def bytes_(value: bytes) -> bytes:
+    return int32(len(value)) + value
 
 
 def string(value: str) -> bytes:
@@ -52,6 +57,9 @@ class Reader:
 
     def int32(self) -> int:
         return self._take(">i")
+
+    def int64(self) -> int:
+        return self._take(">q")
 
     def nullable_string(self) -> str | None:
         length = self.int16()

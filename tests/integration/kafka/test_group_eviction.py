@@ -6,17 +6,18 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import pytest
 from confluent_kafka import Consumer, KafkaException
 from confluent_kafka import TopicPartition as KafkaTopicPartition
+from confluent_kafka.admin import AdminClient, NewTopic
 
 from connect.runtime.domain.states import ConnectorTaskId
 from connect.runtime.kafka import KafkaClients
 from connect.runtime.kafka.client_config import to_librdkafka
-from connect.runtime.kafka.group_eviction import GroupEviction
+from connect.runtime.kafka.group_eviction import GroupEviction, GroupEvictionError
 from tests.fixtures.kafka import TopicFactory
 from tests.support.waiting import wait_until
 
@@ -29,10 +30,17 @@ class Member:
     """A consumer of the group polled on its own thread, recording what it is assigned."""
 
     def __init__(
-        self, bootstrap: str, group: str, topic: str, client_id: str, strategy: str = "cooperative-sticky"
+        self,
+        bootstrap: str,
+        group: str,
+        topic: str,
+        client_id: str,
+        strategy: str = "cooperative-sticky",
+        security: Mapping[str, str] | None = None,
     ) -> None:
         self.consumer = Consumer(
             {
+                **(security or {}),
                 "bootstrap.servers": bootstrap,
                 "group.id": group,
                 "client.id": client_id,
@@ -133,9 +141,47 @@ def test_an_unknown_member_or_an_empty_choice_evicts_nothing(
     ]
 
 
-def test_a_listener_that_wants_tls_or_a_login_is_not_spoken() -> None:
-    assert not GroupEviction({"bootstrap.servers": "h:9093", "security.protocol": "SSL"}).supported()
+def test_listeners_that_want_a_login_it_cannot_give_are_not_spoken() -> None:
+    for mechanism in ("GSSAPI", "OAUTHBEARER"):
+        config = {"bootstrap.servers": "h:9093", "security.protocol": "SASL_SSL", "sasl.mechanisms": mechanism}
+        assert not GroupEviction({**config, "sasl.username": "u", "sasl.password": "p"}).supported()
     assert not GroupEviction({"bootstrap.servers": "h:9093", "security.protocol": "SASL_PLAINTEXT"}).supported()
+
+
+@pytest.mark.parametrize("listener", ["secured_kafka_keys", "ssl_kafka_keys"])
+def test_eviction_speaks_tls_with_a_client_certificate_and_tls_with_a_scram_login(
+    listener: str, request: pytest.FixtureRequest
+) -> None:
+    """SASL_SSL with SCRAM-SHA-512, and SSL with a required client certificate (PKCS12 stores), in the
+    librdkafka settings the worker's clients get from Kafka's keys."""
+    config = to_librdkafka(request.getfixturevalue(listener), "consumer")
+    bootstrap = config["bootstrap.servers"]
+    topic = f"eviction-{listener}-{time.monotonic_ns()}"
+    admin = AdminClient(config)
+    admin.create_topics([NewTopic(topic, 4, 1)])[topic].result(30)
+    group = f"eviction-{topic}"
+    doomed = Member(bootstrap, group, topic, "connector-consumer-sink-0", security=config)
+    survivor = Member(bootstrap, group, topic, "connector-consumer-sink-1", security=config)
+    try:
+        wait_until(lambda: len(doomed.assigned) == 2 and len(survivor.assigned) == 2, 30.0, "both members to share")
+        doomed.polling = False
+        doomed.thread.join(5)
+        eviction = GroupEviction(config)
+        assert eviction.supported()
+
+        evicted = eviction.evict(group, lambda member: member.client_id == "connector-consumer-sink-0")
+
+        assert [member.client_id for member in evicted] == ["connector-consumer-sink-0"]
+        wait_until(lambda: survivor.assigned == {0, 1, 2, 3}, 10.0, "the survivor to own every partition")
+    finally:
+        doomed.close()
+        survivor.close()
+
+
+def test_a_wrong_password_is_an_eviction_error_saying_so(secured_kafka_keys: dict[str, str]) -> None:
+    config = {**to_librdkafka(secured_kafka_keys, "consumer"), "sasl.password": "not-the-password"}
+    with pytest.raises(GroupEvictionError, match="uthentication failed"):
+        GroupEviction(config).members("any-group")
 
 
 class _Recorder:
