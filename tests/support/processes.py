@@ -1,4 +1,5 @@
-"""What /proc says of processes: whether one lives, and which live processes a parent has; and ending a child."""
+"""What /proc says of processes: whether one lives, which live processes a parent has, which TCP ports one
+listens on; and ending a child."""
 
 from __future__ import annotations
 
@@ -36,6 +37,26 @@ def live_children(pid: int) -> set[int]:
 def task_processes_of(worker_pid: int) -> set[int]:
     """A worker's live task processes: its fork server's children (the worker's grandchildren)."""
     return {grandchild for child in live_children(worker_pid) for grandchild in live_children(child)}
+
+
+def listening_ports(pid: int) -> set[int]:
+    """The TCP ports process `pid` listens on (its own sockets, IPv4 and IPv6)."""
+    inodes = set()
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        try:
+            target = fd.readlink().name
+        except OSError:
+            continue  # closed meanwhile
+        if target.startswith("socket:["):
+            inodes.add(target[len("socket:[") : -1])
+    ports = set()
+    for table in ("tcp", "tcp6"):
+        for row in Path(f"/proc/{pid}/net/{table}").read_text().splitlines()[1:]:
+            fields = row.split()
+            local, state, inode = fields[1], fields[3], fields[9]
+            if state == "0A" and inode in inodes:  # 0A: LISTEN
+                ports.add(int(local.rsplit(":", 1)[1], 16))
+    return ports
 
 
 def end_process(process: subprocess.Popen[bytes], timeout: float) -> None:

@@ -32,7 +32,8 @@ from tests.support.distributed_workers import (
     sink_config,
     topic_keys,
 )
-from tests.support.processes import task_processes_of
+from tests.support.machine_faults import busy_cpus, dropped_port
+from tests.support.processes import listening_ports, task_processes_of
 from tests.support.recording_plugins import read_runs
 from tests.support.waiting import holds_for, wait_until
 
@@ -287,3 +288,58 @@ def test_after_a_kill_records_reach_every_sink_partition_again_within_three_seco
     took = time.monotonic() - started
     print("measured default_sink_data_s:", round(took, 3))
     assert took <= 3.0, f"the markers took {took:.2f} s\n{cluster.logs()}"
+
+
+def task_runs(cluster: Cluster) -> set[tuple[str, int, float, float | None]]:
+    """Every task instance that ran: task, process, start and stop (None while it runs)."""
+    return {(r.task, r.pid, r.start, r.stop) for r in read_runs(cluster.runs)}
+
+
+def test_a_worker_cut_off_from_its_peers_but_not_from_kafka_is_evicted_once_and_then_keeps_its_share(
+    clusters: Callable[..., Cluster],
+) -> None:
+    """Kafka Connect's default timeouts. The firewall drops the cut worker's liveness port, so its peers stop
+    hearing its beats (the connections stay open) while it still reaches Kafka and hears them. After
+    liveness.timeout.ms (4 s) they evict it, once: it loses its work, rejoins and gets its share back, and is
+    not chased again while the cut lasts, nor when it heals. No task instance ever runs in two processes."""
+    cluster, _, _ = running_balanced(clusters(3, **DEFAULT_TIMEOUTS))
+    victim, survivors = victim_and_survivors(cluster)
+    (liveness,) = listening_ports(victim.pid) - {victim.port}
+    before = {(r.task, r.start) for r in read_runs(cluster.runs) if r.pid == victim.pid}
+
+    def rejoined_owners() -> dict[str, str] | None:
+        owners = cluster.balanced_on(CONNECTORS, TASKS, cluster.workers, via=survivors[0])
+        return owners if owners is not None and victim.worker_id in owners.values() else None
+
+    with dropped_port(liveness):
+        cut_at = time.time()
+
+        def evicted() -> bool:
+            runs = [r for r in read_runs(cluster.runs) if r.pid == victim.pid and (r.task, r.start) in before]
+            return all(r.stop is not None for r in runs)
+
+        wait_until(evicted, 20, "the cut worker to stop the tasks it ran once its peers evicted it")
+        stopped = max(r.stop or 0.0 for r in read_runs(cluster.runs) if (r.task, r.start) in before)
+        print("measured peer_cut_eviction_s:", round(stopped - cut_at, 3))
+        wait_until(rejoined_owners, 60, "the cut worker to rejoin and run its share again")
+        settled = task_runs(cluster)
+        holds_for(lambda: task_runs(cluster) == settled, 10.0, "no task stopped or started while the cut lasts")
+    holds_for(lambda: task_runs(cluster) == settled, 5.0, "no task stopped or started once the cut healed")
+    assert overlaps(read_runs(cluster.runs), {}) == []
+    assert rejoined_owners() is not None
+
+
+def test_workers_on_a_machine_at_load_eight_keep_every_task(clusters: Callable[..., Cluster]) -> None:
+    """Kafka Connect's default timeouts; 8 processes spinning on the 2 cores beside the three workers and the
+    broker. Every thread of a worker still runs within milliseconds of wanting to, far inside the 4 s of
+    silence a peer waits and the 2.5 s stall guard: nothing is taken for dead, nothing stops or moves."""
+    cluster, owners, _ = running_balanced(clusters(3, **DEFAULT_TIMEOUTS))
+    settled = task_runs(cluster)
+
+    with busy_cpus(8):
+        try:
+            holds_for(lambda: task_runs(cluster) == settled, 20.0, "every task where it was under load 8")
+        except AssertionError:
+            print(cluster.logs())
+            raise
+    assert cluster.running_on(CONNECTORS, TASKS, cluster.workers, via=cluster.workers[0]) == owners
