@@ -122,6 +122,8 @@ class ResumeFilter:
 
     commit_lsn: int | None
     processed_lsn: int | None
+    # The stored offset is a commit's (a heartbeat's): that transaction was stored whole, the next not at all.
+    processed_is_commit: bool = False
     _skipping_transaction: bool = False
     _resumed: bool = False
     _done: bool = False
@@ -134,6 +136,7 @@ class ResumeFilter:
             stored_whole = self.commit_lsn is not None and message.final_lsn < self.commit_lsn
             self._skipping_transaction = stored_whole
             self._resumed = self._resumed or not stored_whole
+            self._done = self._resumed and self.processed_is_commit
             return True
         if isinstance(message, Commit):
             self._done = self._resumed

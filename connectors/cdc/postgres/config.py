@@ -47,6 +47,7 @@ MAX_BATCH_SIZE = "max.batch.size"
 POLL_INTERVAL_MS = "poll.interval.ms"
 PLACEHOLDER = "unavailable.value.placeholder"
 SLOT_MAX_RETRIES, SLOT_RETRY_DELAY_MS = "slot.max.retries", "slot.retry.delay.ms"
+HEARTBEAT_INTERVAL_MS = "heartbeat.interval.ms"
 
 PGOUTPUT = "pgoutput"
 INITIAL, INITIAL_ONLY, NO_DATA, ALWAYS = "initial", "initial_only", "no_data", "always"
@@ -56,7 +57,8 @@ OPERATIONS = ("c", "u", "d", "t")
 # Debezium's keys kconnect does not implement yet, with the value under which they change nothing
 # (None: any value counts as using the key).
 _NOT_YET: dict[str, str | None] = {
-    "heartbeat.interval.ms": "0",
+    "topic.heartbeat.prefix": "__debezium-heartbeat",
+    "topic.heartbeat.name": None,
     "heartbeat.action.query": None,
     "provide.transaction.metadata": "false",
     "signal.data.collection": None,
@@ -190,6 +192,15 @@ CONFIG_DEF: ConfigDef = (
         Range.at_least(1),
         Importance.LOW,
         "How long a poll waits for changes",
+    )
+    .define(
+        HEARTBEAT_INTERVAL_MS,
+        ConfigType.INT,
+        0,
+        Range.at_least(0),
+        Importance.MEDIUM,
+        "How often, at most, to write a heartbeat to __debezium-heartbeat.<topic.prefix> carrying the position "
+        "of the last commit seen, so the slot moves on while only tables that are not captured change (0: never)",
     )
     .define(
         SLOT_MAX_RETRIES,

@@ -26,10 +26,11 @@ import psycopg2.errors
 from connect.api import Config, ConnectError, SourceRecord, SourceTask
 from connect.api.records import Header
 from connect.api.version import distribution_version
+from connectors.cdc.metadata_records import heartbeat
 from connectors.cdc.naming import TopicNaming
 from connectors.cdc.postgres import catalog
 from connectors.cdc.postgres import config as keys
-from connectors.cdc.postgres.changes import ChangeTracker, ResumeFilter, RowChange
+from connectors.cdc.postgres.changes import ChangeTracker, ResumeFilter, RowChange, TransactionEnd
 from connectors.cdc.postgres.events import ChangeRecord, EventContext, TableEvents, context_headers
 from connectors.cdc.postgres.offsets import INITIAL, PostgresOffset, source_partition
 from connectors.cdc.postgres.pgoutput import Relation, format_lsn
@@ -85,6 +86,9 @@ class PostgresSourceTask(SourceTask):
         self._batch = config.get_int(keys.MAX_BATCH_SIZE)
         self._poll_s = config.get_int(keys.POLL_INTERVAL_MS) / 1000
         self._slot_tries = config.get_int(keys.SLOT_MAX_RETRIES) + 1
+        self._heartbeat_s = config.get_int(keys.HEARTBEAT_INTERVAL_MS) / 1000
+        self._last_heartbeat = time.monotonic()
+        self._commit_offset: PostgresOffset | None = None  # the position of the last commit seen
         self._slot_retry_s = config.get_int(keys.SLOT_RETRY_DELAY_MS) / 1000
         self._source = SourceInfo(distribution_version("kconnect"), self._server, config.get_str(keys.DBNAME))
         self._partition = source_partition(self._server)
@@ -123,7 +127,11 @@ class PostgresSourceTask(SourceTask):
                 self._snapshot_rows = self._snapshot(captured, None, existing.confirmed_flush_lsn or 0)
         self._tracker = ChangeTracker(last_commit_lsn=offset.lsn_commit if offset is not None else None)
         resuming = offset is not None and not wants_snapshot and existing is not None
-        self._resume = ResumeFilter(offset.lsn_commit, offset.lsn_proc) if resuming and offset else None
+        self._resume = (
+            ResumeFilter(offset.lsn_commit, offset.lsn_proc, processed_is_commit=offset.message_type == "COMMIT")
+            if resuming and offset
+            else None
+        )
         self._start_lsn = start_lsn
         self._stream_started = False
         log.info(
@@ -205,7 +213,28 @@ class PostgresSourceTask(SourceTask):
             change = self._tracker.feed(wal)
             if isinstance(change, RowChange):
                 records += self._row_change(change)
-        return records
+            elif isinstance(change, TransactionEnd):
+                position = change.position
+                self._commit_offset = PostgresOffset(
+                    lsn=change.lsn,
+                    lsn_proc=change.lsn,
+                    lsn_commit=change.lsn,
+                    tx_id=position.tx_id,
+                    commit_time_us=position.commit_time_us,
+                    message_type="COMMIT",
+                )
+        return records + self._heartbeat()
+
+    def _heartbeat(self) -> list[Emitted]:
+        """Debezium's heartbeat after a commit or an empty read, at most every `heartbeat.interval.ms`: its
+        offset is the last commit's, so the slot can be confirmed past transactions that wrote nothing here."""
+        now = time.monotonic()
+        if self._heartbeat_s <= 0 or self._commit_offset is None or now - self._last_heartbeat < self._heartbeat_s:
+            return []
+        self._last_heartbeat = now
+        key, value = heartbeat(self._server, time.time_ns() // 1_000_000)
+        record = ChangeRecord(self._naming.heartbeat_topic, key.schema, key, value.schema, value)
+        return [(record, self._commit_offset)]
 
     def _start_streaming(self, stream: ReplicationStream) -> None:
         """Start the stream; a slot still held by another connection (this task's previous instance, whose

@@ -145,7 +145,7 @@ def test_snapshot_then_stream_then_resume_without_repeats(
 def test_keys_kconnect_does_not_implement_are_refused_with_the_reason(
     database: SqlDatabase, kafka_bootstrap: str, tmp_path: Path
 ) -> None:
-    config = {**connector_config(database, "kcx"), "name": "cdc", "heartbeat.interval.ms": "1000"}
+    config = {**connector_config(database, "kcx"), "name": "cdc", "provide.transaction.metadata": "true"}
     del config["plugin.name"]  # Debezium's default is decoderbufs
     with running_worker(worker_props(kafka_bootstrap, tmp_path / "offsets", **JSON)) as (_, client):
         answer = client.put("/connector-plugins/PostgresConnector/config/validate", json=config)
@@ -155,6 +155,30 @@ def test_keys_kconnect_does_not_implement_are_refused_with_the_reason(
             "plugin.name": [
                 "kconnect speaks pgoutput, PostgreSQL's built-in logical decoding plug-in: set plugin.name=pgoutput"
             ],
-            "heartbeat.interval.ms": ["heartbeat.interval.ms is not supported by kconnect's PostgreSQL connector yet"],
+            "provide.transaction.metadata": [
+                "provide.transaction.metadata is not supported by kconnect's PostgreSQL connector yet"
+            ],
         }
         assert answer.status_code == httpx.codes.OK
+
+
+def test_heartbeats_move_the_slot_past_transactions_of_tables_that_are_not_captured(
+    database: SqlDatabase, kafka_bootstrap: str, tmp_path: Path
+) -> None:
+    """A publication of all tables, only `items` captured, heartbeat.interval.ms=500: a transaction on another
+    table brings no event but its commit, and the heartbeat that carries that commit's position lets the slot
+    be confirmed past it (without heartbeats the slot would wait for the next change to `items`)."""
+    database.execute("CREATE TABLE other (id int PRIMARY KEY)")
+    prefix = f"kc{uuid.uuid4().hex[:8]}"
+    config = {**connector_config(database, prefix), "publication.autocreate.mode": "all_tables"}
+    config["heartbeat.interval.ms"] = "500"
+    with running_worker(worker_props(kafka_bootstrap, tmp_path / "offsets", **JSON)) as (_, client):
+        create_connector(client, "cdc", config)
+        wait_until(lambda: task_state(client) == "RUNNING", 60, "the task to run")
+        events(kafka_bootstrap, f"{prefix}.public.items", 2)  # the snapshot
+        (before,) = database.rows("SELECT pg_current_wal_lsn() - '0/0'::pg_lsn")[0]
+        database.execute("INSERT INTO other VALUES (1)")
+        (beat,) = events(kafka_bootstrap, f"__debezium-heartbeat.{prefix}", 1)
+        assert beat is not None and set(beat["payload"]) == {"ts_ms"}
+        assert beat["schema"]["name"] == "io.debezium.connector.common.Heartbeat"
+        wait_until(lambda: confirmed_lsn(database) > int(str(before)), 30, "the slot confirmed past the other table")

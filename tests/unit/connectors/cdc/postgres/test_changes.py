@@ -62,3 +62,18 @@ def test_a_resumed_stream_drops_what_was_stored_and_keeps_everything_new() -> No
     ]
     assert [resume.keeps(message) for message, _ in stream] == [kept for _, kept in stream]
     assert ResumeFilter(None, None).keeps(wal(1, Insert(7, ("x",))))
+
+
+def test_after_a_heartbeat_s_offset_the_next_transaction_is_kept_whole() -> None:
+    """A heartbeat stores a commit's position: that transaction was stored, the next one not at all, even its
+    changes written before that commit (transactions interleave in the WAL)."""
+    resume = ResumeFilter(commit_lsn=200, processed_lsn=200, processed_is_commit=True)
+    stream = [
+        (wal(100, Begin(190, 0, 1)), True),
+        (wal(150, Insert(7, ("a",))), False),
+        (wal(200, Commit(0, 190, 200, 0)), True),
+        (wal(210, Begin(260, 0, 2)), True),
+        (wal(180, Insert(7, ("b",))), True),
+        (wal(250, Insert(7, ("c",))), True),
+    ]
+    assert [resume.keeps(message) for message, _ in stream] == [kept for _, kept in stream]
