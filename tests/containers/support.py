@@ -9,7 +9,6 @@ from __future__ import annotations
 import uuid
 
 import httpx
-from confluent_kafka import Consumer, TopicPartition
 
 from tests.fixtures.containers.plugin import Container, ContainerRunner, Volume
 from tests.fixtures.tcp_ports import free_port
@@ -87,14 +86,6 @@ def connector_running(url: str, name: str) -> bool:
     status = response.json()
     tasks = status["tasks"]
     return status["connector"]["state"] == "RUNNING" and bool(tasks) and all(t["state"] == "RUNNING" for t in tasks)
-
-
-def high_watermark(bootstrap: str, topic: str) -> int:
-    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"kc-watermark-{uuid.uuid4().hex[:8]}"})
-    try:
-        return int(consumer.get_watermark_offsets(TopicPartition(topic, 0), timeout=10)[1])
-    finally:
-        consumer.close()
 
 
 def task_workers(url: str, name: str) -> list[str] | None:

@@ -64,3 +64,12 @@ def messages_to_end(client_settings: Mapping[str, Any], topic: str) -> list[Any]
         return messages
     finally:
         consumer.close()
+
+
+def high_watermark(bootstrap: str, topic: str) -> int:
+    """The end offset of partition 0 of `topic`: how many records it has held."""
+    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"kc-watermark-{uuid.uuid4().hex[:8]}"})
+    try:
+        return int(consumer.get_watermark_offsets(TopicPartition(topic, 0), timeout=10)[1])
+    finally:
+        consumer.close()

@@ -127,9 +127,8 @@ class TableEvents:
                 values.append(None)
                 continue
             if text is UNCHANGED_TOAST:
-                kept = old[position] if old is not None else UNCHANGED_TOAST
-                text = kept if kept is not UNCHANGED_TOAST else None
-                if text is None:
+                text = old[position] if old is not None else None
+                if text is None or text is UNCHANGED_TOAST:
                     values.append(self._placeholder(kind))
                     continue
             if text is None:

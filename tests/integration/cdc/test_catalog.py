@@ -8,7 +8,6 @@ from collections.abc import Iterator
 
 import psycopg
 import pytest
-import sqlalchemy as sa
 
 from connect.api.errors import ConnectError
 from connectors.cdc.postgres.catalog import (
@@ -36,8 +35,7 @@ def connection(postgres_database: SqlDatabase) -> Iterator[psycopg.Connection]:
         "CREATE TABLE sales.orders (region text, id bigint, note varchar(20), PRIMARY KEY (id, region))",
         "CREATE TABLE sales.audit (at timestamptz)",
     )
-    url = sa.make_url(postgres_database.url)
-    with psycopg.connect(host=url.host, port=url.port, dbname=url.database, user=url.username) as connection:
+    with psycopg.connect(**postgres_database.connection_params()) as connection:
         yield connection
 
 
@@ -91,12 +89,9 @@ def test_publications_per_autocreate_mode(connection: psycopg.Connection) -> Non
 
 
 def test_a_slot_s_state(postgres_database: SqlDatabase, connection: psycopg.Connection) -> None:
-    url = sa.make_url(postgres_database.url)
-    name = f"kc_{url.database}"
+    name = f"kc_{postgres_database.name}"
     assert slot_state(connection, name) is None
-    stream = ReplicationStream(
-        {"host": url.host, "port": url.port, "dbname": url.database, "user": url.username}, name, ["x"]
-    )
+    stream = ReplicationStream(postgres_database.connection_params(), name, ["x"])
     try:
         created = stream.create_slot()
         state = slot_state(connection, name)

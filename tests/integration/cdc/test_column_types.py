@@ -7,7 +7,6 @@ import time
 from collections.abc import Iterator
 
 import pytest
-import sqlalchemy as sa
 
 from connect.api.data import Struct
 from connectors.cdc.postgres.pgoutput import Insert, Relation
@@ -28,7 +27,7 @@ def database(postgres_database: SqlDatabase) -> Iterator[SqlDatabase]:
         f"CREATE TABLE typed (pk int PRIMARY KEY, {columns})", "CREATE PUBLICATION kc_pub FOR TABLE typed"
     )
     yield postgres_database
-    drop_slot(postgres_database, f"kc_{sa.make_url(postgres_database.url).database}")
+    drop_slot(postgres_database, f"kc_{postgres_database.name}")
 
 
 def decode_row(relation: Relation, row: tuple[object, ...]) -> dict[str, object]:
@@ -44,9 +43,8 @@ def decode_row(relation: Relation, row: tuple[object, ...]) -> dict[str, object]
 def test_each_type_has_debezium_s_value_and_a_snapshot_reads_the_same_text_as_the_stream(
     database: SqlDatabase,
 ) -> None:
-    url = sa.make_url(database.url)
-    params = {"host": url.host, "port": url.port, "dbname": url.database, "user": url.username}
-    stream = ReplicationStream(params, f"kc_{url.database}", ["kc_pub"])
+    params = database.connection_params()
+    stream = ReplicationStream(params, f"kc_{database.name}", ["kc_pub"])
     try:
         created = stream.create_slot()
         literals = ", ".join(literal for _, literal in COLUMNS.values())

@@ -69,7 +69,7 @@ def database(postgres_database: SqlDatabase) -> Iterator[SqlDatabase]:
     )
     yield postgres_database
     drop_slot(postgres_database, slot_name(postgres_database))
-    drop_slot(postgres_database, f"kc_{sa.make_url(postgres_database.url).database}")
+    drop_slot(postgres_database, f"kc_{postgres_database.name}")
 
 
 @contextmanager
@@ -103,7 +103,7 @@ def debezium_running(rest: str, database: SqlDatabase, prefix: str, table: str) 
 
 
 def slot_name(database: SqlDatabase) -> str:
-    return f"dbz_{sa.make_url(database.url).database}"
+    return f"dbz_{database.name}"
 
 
 @dataclass(frozen=True)
@@ -145,8 +145,7 @@ def our_after(database: SqlDatabase, topic: str) -> tuple[Schema, Struct]:
         "SELECT attname, atttypid, atttypmod, attnotnull FROM pg_attribute "
         "WHERE attrelid = 'public.typed'::regclass AND attnum > 0 ORDER BY attnum"
     )
-    url = sa.make_url(database.url)
-    reader = SnapshotReader({"host": url.host, "port": url.port, "dbname": url.database, "user": url.username}, None)
+    reader = SnapshotReader(database.connection_params(), None)
     try:
         (texts,) = list(reader.rows("public", "typed", [str(name) for name, *_ in columns]))
     finally:
@@ -205,10 +204,9 @@ def test_an_insert_s_row_source_schema_and_envelope_agree_with_debezium_s(
 
 def our_records(database: SqlDatabase, prefix: str, table: str, operations: list[str]) -> list[ChangeRecord]:
     """kconnect's records for `operations`, streamed from a slot of its own made before them."""
-    url = sa.make_url(database.url)
-    publication = f"kc_{url.database}"
+    publication = f"kc_{database.name}"
     database.execute(f"CREATE PUBLICATION {publication} FOR TABLE {table}")
-    params = {"host": url.host, "port": url.port, "dbname": url.database, "user": url.username}
+    params = database.connection_params()
     stream = ReplicationStream(params, publication, [publication])
     try:
         created = stream.create_slot()
@@ -219,7 +217,7 @@ def our_records(database: SqlDatabase, prefix: str, table: str, operations: list
             info = table_info(connection, "public", table)
         headers = context_headers(prefix, "0", str(uuid.uuid4()))
         events = TableEvents(info, TopicNaming(prefix).data_topic("public", table), context_headers=headers)
-        source = SourceInfo(OUR_VERSION, prefix, str(url.database))
+        source = SourceInfo(OUR_VERSION, prefix, database.name)
         tracker, records, ends = ChangeTracker(), [], 0
         deadline = time.monotonic() + 30
         while ends < len(operations):

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 import psycopg2
 import psycopg2.extras
 import pytest
-import sqlalchemy as sa
 
 from connectors.cdc.postgres.pgoutput import (
     UNCHANGED_TOAST,
@@ -48,18 +47,13 @@ class Slot:
 @pytest.fixture
 def replication(postgres_database: SqlDatabase) -> Iterator[Slot]:
     """A pgoutput slot on the test's database, created before the test's changes, and a cursor to stream it."""
-    url = sa.make_url(postgres_database.url)
-    slot = f"kc_{url.database}"
+    slot = f"kc_{postgres_database.name}"
     postgres_database.execute(
         "CREATE TABLE customers (id int PRIMARY KEY, name text NOT NULL, note text)",
         f"CREATE PUBLICATION {PUBLICATION} FOR TABLE customers",
     )
     connection = psycopg2.connect(
-        host=url.host,
-        port=url.port,
-        dbname=url.database,
-        user=url.username,
-        connection_factory=psycopg2.extras.LogicalReplicationConnection,
+        **postgres_database.connection_params(), connection_factory=psycopg2.extras.LogicalReplicationConnection
     )
     cursor = connection.cursor()
     cursor.create_replication_slot(slot, output_plugin="pgoutput")

@@ -33,16 +33,11 @@ def database(postgres_database: SqlDatabase) -> Iterator[SqlDatabase]:
 
 
 def slot(database: SqlDatabase) -> str:
-    return f"kc_{sa.make_url(database.url).database}"
-
-
-def connection_params(database: SqlDatabase) -> dict[str, object]:
-    url = sa.make_url(database.url)
-    return {"host": url.host, "port": url.port, "dbname": url.database, "user": url.username}
+    return f"kc_{database.name}"
 
 
 def open_stream(database: SqlDatabase) -> ReplicationStream:
-    return ReplicationStream(connection_params(database), slot(database), ["kc_pub"], status_interval_s=1.0)
+    return ReplicationStream(database.connection_params(), slot(database), ["kc_pub"], status_interval_s=1.0)
 
 
 def read_transactions(stream: ReplicationStream, count: int, timeout: float = 30) -> list[WalMessage]:
@@ -99,7 +94,7 @@ def test_a_confirmed_commit_is_not_streamed_again_and_an_unconfirmed_one_is(data
 
 
 def test_values_come_in_iso_utc_hex_text_whatever_the_database_s_own_settings(database: SqlDatabase) -> None:
-    name = sa.make_url(database.url).database
+    name = database.name
     database.execute(
         f"ALTER DATABASE {name} SET TimeZone = 'Asia/Tokyo'",
         f"ALTER DATABASE {name} SET DateStyle = 'SQL, DMY'",
@@ -120,7 +115,7 @@ def test_values_come_in_iso_utc_hex_text_whatever_the_database_s_own_settings(da
 def slot_being_made(database: SqlDatabase) -> bool:
     """The walsender of the test's database waits on a transaction lock: making a slot, it waits for the
     transactions already running to end."""
-    name = sa.make_url(database.url).database
+    name = database.name
     query = (
         "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'walsender' "
         f"AND datname = '{name}' AND wait_event_type = 'Lock'"
@@ -148,7 +143,7 @@ def test_a_snapshot_on_the_slot_s_exported_snapshot_and_the_stream_from_its_cons
             maker.join(10)
         (created,) = made
         database.execute("INSERT INTO events (id) VALUES (4)")
-        reader = SnapshotReader(connection_params(database), created.snapshot_name)
+        reader = SnapshotReader(database.connection_params(), created.snapshot_name)
         try:
             from_snapshot = [str(row[0]) for row in reader.rows("public", "events", ["id"])]
         finally:
