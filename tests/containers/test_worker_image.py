@@ -18,14 +18,13 @@ from tests.containers.support import (
     ENGINE_GRACE_S,
     STRING_CONVERTER,
     connector_running,
-    high_watermark,
     post_connector,
     start_worker,
 )
 from tests.fixtures.containers.engine import Engine
 from tests.fixtures.containers.plugin import ContainerRunner
 from tests.fixtures.kafka import new_topic
-from tests.support.topic_reads import read_topic
+from tests.support.topic_reads import high_watermark, read_topic
 from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.containers
