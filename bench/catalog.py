@@ -22,6 +22,7 @@ GROUPS: tuple[Group, ...] = (
     Group("memory", "Resident memory"),
     Group("startup", "Start-up: process start to REST ready"),
     Group("failover", "Distributed mode: failover, and source throughput on 3 workers"),
+    Group("broker-restart", "Distributed mode: a restart of the only broker under 3 workers"),
     Group("rebalance", "Distributed mode: a worker joins, a worker restarts"),
     Group("spark", "Kafka → Parquet: the Spark sink, Structured Streaming and pyarrow"),
     Group("sql", "SQL connectors on PostgreSQL, next to plain SQLAlchemy loops"),
@@ -29,6 +30,7 @@ GROUPS: tuple[Group, ...] = (
     Group("security", "Secured: REST over HTTPS with basic auth, FileStream pairs over SASL_SSL"),
     Group("metrics", "Metrics: what recording costs, and a /metrics scrape of 100 connectors of 4 tasks"),
     Group("mirror", "MirrorMaker 2: kconnect's next to Java's, dedicated mode, between two clusters"),
+    Group("cdc", "Change data capture from PostgreSQL: kconnect's PostgresConnector next to Debezium's"),
 )
 
 GROUP_NAMES: tuple[str, ...] = tuple(group.name for group in GROUPS)

@@ -29,6 +29,8 @@ from bench.procs import ProcessSet
 from bench.results import BenchmarkResult, ResultsFile
 from bench.scenarios import (
     avro,
+    broker_restart,
+    cdc,
     datagen,
     failover,
     latency,
@@ -62,6 +64,7 @@ SCENARIOS: dict[str, Scenario] = {
     "memory": memory.run,
     "startup": startup.run,
     "failover": failover.run,
+    "broker-restart": broker_restart.run,
     "rebalance": rebalance.run,
     "spark": spark_sink.run,
     "sql": sql.run,
@@ -69,6 +72,7 @@ SCENARIOS: dict[str, Scenario] = {
     security_group.GROUP: security_group.run,
     metrics.GROUP: metrics.run,
     mirror.GROUP: mirror.run,
+    cdc.GROUP: cdc.run,
 }
 
 REPO = Path(__file__).resolve().parent.parent
@@ -167,6 +171,7 @@ def run_groups(args: argparse.Namespace, workdir: Path) -> None:
             unavailable_modes=unavailable_modes,
             brokers=len(nodes),
             secured_kafka=secured_client_keys(cluster),
+            broker=cluster,
         )
         try:
             for group in args.groups:

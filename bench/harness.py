@@ -24,6 +24,7 @@ from bench.results import BenchmarkResult, Metric, Reference, SystemResult
 from bench.settings import CLUSTER_WORKERS, OFFSET_FLUSH_INTERVAL_MS, PRODUCER_SETTINGS, Sizes
 from bench.systems.base import RunningWorker, WorkerMode, WorkerSystem, start_worker, stop_worker
 from bench.systems.cluster import WorkerCluster
+from local_kafka import LocalKafka
 
 log = logging.getLogger(__name__)
 
@@ -101,6 +102,8 @@ class RunContext:
     # Client keys (Kafka's names, bootstrap.servers included) of the broker's SASL_SSL listener; empty when the
     # run's broker has none (it gets one only when the security group runs).
     secured_kafka: Mapping[str, str] = field(default_factory=dict)
+    # The run's broker itself, for the groups that restart it (None where a run has no broker of its own).
+    broker: LocalKafka | None = None
     _counter: itertools.count[int] = field(default_factory=itertools.count)
 
     def unavailable_reason(self, system: WorkerSystem, mode: WorkerMode = WorkerMode.STANDALONE) -> str | None:

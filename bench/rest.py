@@ -77,6 +77,9 @@ class ConnectRest:
     def pause(self, name: str) -> None:
         self._expect(self._client.put(f"/connectors/{name}/pause"), 202)
 
+    def resume(self, name: str) -> None:
+        self._expect(self._client.put(f"/connectors/{name}/resume"), 202)
+
     def connectors(self) -> list[str]:
         names: list[str] = self._expect(self._client.get("/connectors"), 200)
         return names

@@ -99,6 +99,12 @@ class Sizes:
     failover_default_kills: int  # kill -9 and the pause
     failover_default_signal_trials: int  # SIGSTOP and SIGTERM
     failover_default_bound_seconds: float
+    broker_restart_trials: int  # per cluster, Java's default-delay one included
+    # cdc: rows per table by value size (a snapshot of them, then as many inserts, then an update of each);
+    # single-row transactions a second and seconds of the latency row
+    cdc_rows: dict[str, int]
+    cdc_latency_rate: int
+    cdc_latency_seconds: float
     # rebalance: joins of a 4th worker (each after the first follows a SIGTERM of that worker), then restarts of
     # one worker; Java's default-delay cluster joins once (a leave holds the leaver's tasks for 5 minutes) and
     # restarts `rebalance_default_restarts` times (0: that cluster is not run).
@@ -160,6 +166,10 @@ FULL = Sizes(
     # SIGSTOP and SIGTERM also leave the work unassigned for the whole delay: one each adds 10 minutes.
     failover_default_signal_trials=1,
     failover_default_bound_seconds=420.0,
+    broker_restart_trials=20,
+    cdc_rows={"100B": 200_000, "1KB": 100_000},
+    cdc_latency_rate=500,
+    cdc_latency_seconds=30.0,
     rebalance_joins=5,
     rebalance_restarts=3,
     # Each takes the whole 5-minute delay (see bench/scenarios/rebalance.py).
@@ -207,6 +217,10 @@ QUICK = Sizes(
     failover_default_kills=1,
     failover_default_signal_trials=1,
     failover_default_bound_seconds=25.0,
+    broker_restart_trials=2,
+    cdc_rows={"100B": 20_000, "1KB": 10_000},
+    cdc_latency_rate=200,
+    cdc_latency_seconds=10.0,
     # One join and one restart per cluster: the group then takes about 4 minutes, most of it Java's set-up.
     rebalance_joins=1,
     rebalance_restarts=1,

@@ -105,14 +105,18 @@ class FaultLog:
 
     def pause_row(self, label: str) -> SystemResult:
         """How much work a pause stopped or moved (none is the target), and how soon the data flowed again."""
+        return self.disturbance_row(label, pause_s=PAUSE_S)
+
+    def disturbance_row(self, label: str, **details: str | int | float | bool) -> SystemResult:
+        """For a fault that must move nothing: connectors and tasks stopped or moved, and the data's wait."""
         if not self.disturbed:
-            raise FailoverError("no pause was measured")
+            raise FailoverError("no trial was measured")
         metrics = {
             "disturbed": Metric("connectors and tasks", False, (float(sum(self.disturbed)),)),
             "trials_disturbed": Metric("trials", False, (float(sum(count > 0 for count in self.disturbed)),)),
             **self._percentiles("data_", self.data_waits),
         }
-        return SystemResult.measured(label, metrics, **self._common_details(), pause_s=PAUSE_S)
+        return SystemResult.measured(label, metrics, **self._common_details(), **details)
 
 
 @dataclass

@@ -7,7 +7,7 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
-from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
+from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, KafkaException, TopicPartition
 
 
 def read_topic(bootstrap: str, topic: str, partitions: int, isolation: str, timeout: float = 30) -> list[bytes]:
@@ -67,9 +67,13 @@ def messages_to_end(client_settings: Mapping[str, Any], topic: str) -> list[Any]
 
 
 def high_watermark(bootstrap: str, topic: str) -> int:
-    """The end offset of partition 0 of `topic`: how many records it has held."""
+    """The end offset of partition 0 of `topic`: how many records it has held (0 while it does not exist yet)."""
     consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"kc-watermark-{uuid.uuid4().hex[:8]}"})
     try:
         return int(consumer.get_watermark_offsets(TopicPartition(topic, 0), timeout=10)[1])
+    except KafkaException as exc:
+        if exc.args[0].code() in (KafkaError._UNKNOWN_PARTITION, KafkaError.UNKNOWN_TOPIC_OR_PART):
+            return 0
+        raise
     finally:
         consumer.close()

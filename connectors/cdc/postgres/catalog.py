@@ -3,13 +3,12 @@ server's readiness for logical decoding, the tables to capture and their columns
 these out of band too: pgoutput's Relation messages carry no nullability), the publication and the slot.
 
 Table filters are Debezium's: comma-separated regular expressions matched against the whole `schema.table`
-(`table.include.list` / `table.exclude.list`) or schema name (`schema.include.list` / `.exclude.list`);
-the system schemas are never captured.
+(`table.include.list` / `table.exclude.list`) or schema name (`schema.include.list` / `.exclude.list`),
+regardless of case; the system schemas are never captured.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -17,6 +16,7 @@ import psycopg
 from psycopg import sql
 
 from connect.api.errors import ConnectError
+from connectors.cdc.filters import matches_any, patterns
 from connectors.cdc.postgres.events import ColumnInfo, TableInfo
 
 SYSTEM_SCHEMAS = ("pg_catalog", "information_schema", "pg_toast")
@@ -42,10 +42,6 @@ def _one(connection: psycopg.Connection, query: str, *args: object) -> tuple[obj
     return tuple(row)
 
 
-def _patterns(text: str) -> list[re.Pattern[str]]:
-    return [re.compile(part.strip()) for part in text.split(",") if part.strip()]
-
-
 @dataclass(frozen=True)
 class TableFilter:
     """Debezium's include and exclude lists (an include list and its exclude list are exclusive)."""
@@ -59,13 +55,13 @@ class TableFilter:
         if schema in SYSTEM_SCHEMAS or schema.startswith("pg_temp"):
             return False
         full = f"{schema}.{table}"
-        if self.schema_include and not any(p.fullmatch(schema) for p in _patterns(self.schema_include)):
+        if self.schema_include and not matches_any(patterns(self.schema_include), schema):
             return False
-        if any(p.fullmatch(schema) for p in _patterns(self.schema_exclude)):
+        if matches_any(patterns(self.schema_exclude), schema):
             return False
-        if self.table_include and not any(p.fullmatch(full) for p in _patterns(self.table_include)):
+        if self.table_include and not matches_any(patterns(self.table_include), full):
             return False
-        return not any(p.fullmatch(full) for p in _patterns(self.table_exclude))
+        return not matches_any(patterns(self.table_exclude), full)
 
 
 def captured_tables(connection: psycopg.Connection, tables: TableFilter) -> list[tuple[str, str]]:

@@ -21,6 +21,7 @@ from connectors.cdc.postgres.pgoutput import (
     Relation,
     Truncate,
     Tuple,
+    TypeInfo,
     Update,
 )
 from connectors.cdc.postgres.replication import WalMessage
@@ -41,7 +42,18 @@ class RowChange:
 
 @dataclass(frozen=True)
 class TableTruncate:
+    """One TRUNCATE message, of one or more tables. Debezium makes an event per table, and only the last
+    counts as completely processed: the others' offsets keep `processed_before` as `lsn_proc`."""
+
     relations: tuple[Relation, ...]
+    position: ChangePosition
+    processed_before: int | None
+
+
+@dataclass(frozen=True)
+class TransactionBegin:
+    """A transaction's first message: `position` has its xid and commit time, and the Begin's own LSN."""
+
     position: ChangePosition
 
 
@@ -59,13 +71,17 @@ class EmittedMessage:
     position: ChangePosition
 
 
-Change = RowChange | TableTruncate | TransactionEnd | EmittedMessage
+Change = RowChange | TableTruncate | TransactionBegin | TransactionEnd | EmittedMessage
 
 
 @dataclass
 class ChangeTracker:
     last_commit_lsn: int | None = None
     relations: dict[int, Relation] = field(default_factory=dict)
+    # The last message completely processed (Debezium's `lastCompletelyProcessedLsn`): Relation and Type
+    # messages do not count, as Debezium's decoder keeps them to itself, nor does a transactional logical
+    # decoding message (Debezium's `LogicalDecodingMessage.isLastEventForLsn`).
+    processed_lsn: int | None = None
     _begin: Begin | None = None
     _origin: Origin | None = None
 
@@ -81,10 +97,19 @@ class ChangeTracker:
         )
 
     def feed(self, wal: WalMessage) -> Change | None:
-        """The change `wal` carries, if any (Begin, Relation and Type messages only update what is known)."""
+        """The change `wal` carries, if any (Origin, Relation and Type messages only update what is known)."""
+        processed_before, message = self.processed_lsn, wal.message
+        if not isinstance(message, (Relation, TypeInfo)) and not (
+            isinstance(message, LogicalMessage) and message.transactional
+        ):
+            self.processed_lsn = wal.data_start
+        return self._change(wal, processed_before)
+
+    def _change(self, wal: WalMessage, processed_before: int | None) -> Change | None:
         message, lsn = wal.message, wal.data_start
         if isinstance(message, Begin):
             self._begin, self._origin = message, None
+            return TransactionBegin(self._position(lsn))
         elif isinstance(message, Origin):
             self._origin = message
         elif isinstance(message, Relation):
@@ -98,7 +123,7 @@ class ChangeTracker:
             return RowChange(self.relations[message.relation_id], "DELETE", None, message.old, self._position(lsn))
         elif isinstance(message, Truncate):
             relations = tuple(self.relations[relation_id] for relation_id in message.relation_ids)
-            return TableTruncate(relations, self._position(lsn))
+            return TableTruncate(relations, self._position(lsn), processed_before)
         elif isinstance(message, LogicalMessage):
             return EmittedMessage(message, self._position(lsn))
         elif isinstance(message, Commit):
@@ -127,6 +152,11 @@ class ResumeFilter:
     _skipping_transaction: bool = False
     _resumed: bool = False
     _done: bool = False
+
+    @property
+    def in_stored_transaction(self) -> bool:
+        """The message last let through belongs to a transaction stored whole before (its Begin or Commit)."""
+        return self._skipping_transaction and not self._done
 
     def keeps(self, wal: WalMessage) -> bool:
         message = wal.message

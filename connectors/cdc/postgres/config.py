@@ -22,6 +22,7 @@ from connect.api import (
     invalid_value,
 )
 from connectors.cdc.postgres.catalog import ALL_TABLES, DISABLED, FILTERED, NO_TABLES, TableFilter
+from connectors.cdc.postgres.columns import ColumnFilter, KeyColumns, key_columns_problem
 from connectors.cdc.postgres.types import BinaryMode, DecimalMode, IntervalMode, Modes, TimePrecisionMode
 
 HOSTNAME, PORT, USER, PASSWORD, DBNAME = (
@@ -38,6 +39,9 @@ PUBLICATION_NAME = "publication.name"
 PUBLICATION_AUTOCREATE = "publication.autocreate.mode"
 SCHEMA_INCLUDE, SCHEMA_EXCLUDE = "schema.include.list", "schema.exclude.list"
 TABLE_INCLUDE, TABLE_EXCLUDE = "table.include.list", "table.exclude.list"
+COLUMN_INCLUDE, COLUMN_EXCLUDE = "column.include.list", "column.exclude.list"
+MESSAGE_KEY_COLUMNS = "message.key.columns"
+LIST_PAIRS = ((TABLE_INCLUDE, TABLE_EXCLUDE), (SCHEMA_INCLUDE, SCHEMA_EXCLUDE), (COLUMN_INCLUDE, COLUMN_EXCLUDE))
 TOMBSTONES_ON_DELETE = "tombstones.on.delete"
 DECIMAL_MODE, TIME_PRECISION_MODE = "decimal.handling.mode", "time.precision.mode"
 BINARY_MODE, INTERVAL_MODE = "binary.handling.mode", "interval.handling.mode"
@@ -48,6 +52,7 @@ POLL_INTERVAL_MS = "poll.interval.ms"
 PLACEHOLDER = "unavailable.value.placeholder"
 SLOT_MAX_RETRIES, SLOT_RETRY_DELAY_MS = "slot.max.retries", "slot.retry.delay.ms"
 HEARTBEAT_INTERVAL_MS = "heartbeat.interval.ms"
+PROVIDE_TRANSACTION_METADATA = "provide.transaction.metadata"
 
 PGOUTPUT = "pgoutput"
 INITIAL, INITIAL_ONLY, NO_DATA, ALWAYS = "initial", "initial_only", "no_data", "always"
@@ -60,11 +65,7 @@ _NOT_YET: dict[str, str | None] = {
     "topic.heartbeat.prefix": "__debezium-heartbeat",
     "topic.heartbeat.name": None,
     "heartbeat.action.query": None,
-    "provide.transaction.metadata": "false",
     "signal.data.collection": None,
-    "message.key.columns": None,
-    "column.include.list": None,
-    "column.exclude.list": None,
     "include.unknown.datatypes": "false",
     "hstore.handling.mode": "json",
     "money.fraction.digits": "2",
@@ -98,6 +99,12 @@ def _skipped(name: str, value: Any) -> None:
     parts = [part.strip() for part in str(value or "").split(",") if part.strip()]
     if parts != ["none"] and any(part not in OPERATIONS for part in parts):
         raise invalid_value(name, value, "a comma-separated list of c, u, d and t, or none")
+
+
+def _key_columns(name: str, value: Any) -> None:
+    problem = key_columns_problem(str(value)) if value else None
+    if problem:
+        raise invalid_value(name, value, problem)
 
 
 def _enum_values(kind: Any) -> list[str]:
@@ -149,6 +156,24 @@ CONFIG_DEF: ConfigDef = (
     .define(SCHEMA_EXCLUDE, ConfigType.STRING, "", None, Importance.MEDIUM, "Schemas not to capture (regexes)")
     .define(TABLE_INCLUDE, ConfigType.STRING, "", None, Importance.MEDIUM, "schema.table to capture (regexes)")
     .define(TABLE_EXCLUDE, ConfigType.STRING, "", None, Importance.MEDIUM, "schema.table not to capture (regexes)")
+    .define(COLUMN_INCLUDE, ConfigType.STRING, "", None, Importance.MEDIUM, "schema.table.column in events (regexes)")
+    .define(
+        COLUMN_EXCLUDE,
+        ConfigType.STRING,
+        "",
+        None,
+        Importance.MEDIUM,
+        "schema.table.column left out of events' rows (regexes); key columns stay in the key",
+    )
+    .define(
+        MESSAGE_KEY_COLUMNS,
+        ConfigType.STRING,
+        "",
+        _key_columns,
+        Importance.MEDIUM,
+        "Custom event keys: <table regex>:<column>,<column>;... (columns outside the primary key need REPLICA "
+        "IDENTITY FULL for their values in deletes)",
+    )
     .define(
         TOMBSTONES_ON_DELETE,
         ConfigType.BOOLEAN,
@@ -156,6 +181,15 @@ CONFIG_DEF: ConfigDef = (
         None,
         Importance.MEDIUM,
         "A tombstone (null value) after each delete, so compaction can remove the key",
+    )
+    .define(
+        PROVIDE_TRANSACTION_METADATA,
+        ConfigType.BOOLEAN,
+        False,
+        None,
+        Importance.LOW,
+        "BEGIN and END records of every transaction to <topic.prefix>.transaction, and a transaction block (its "
+        "id, the event's place in it and in its table) in every change event",
     )
     .define(DECIMAL_MODE, ConfigType.STRING, "precise", ValidString.in_(*_enum_values(DecimalMode)), Importance.MEDIUM)
     .define(
@@ -247,9 +281,11 @@ def _refusals(props: Mapping[str, str]) -> dict[str, str]:
         errors[SNAPSHOT_MODE] = f"snapshot.mode={mode} is not supported yet; kconnect has {', '.join(SNAPSHOT_MODES)}"
     if props.get(TIME_PRECISION_MODE) == "isostring":
         errors[TIME_PRECISION_MODE] = "time.precision.mode=isostring is not supported yet"
-    if "t" not in props.get(SKIPPED_OPERATIONS, "t") and SKIPPED_OPERATIONS not in errors:
-        errors[SKIPPED_OPERATIONS] = "TRUNCATE events are not supported yet: keep t in skipped.operations"
-    for include, exclude in ((TABLE_INCLUDE, TABLE_EXCLUDE), (SCHEMA_INCLUDE, SCHEMA_EXCLUDE)):
+    for include, exclude in (
+        (TABLE_INCLUDE, TABLE_EXCLUDE),
+        (SCHEMA_INCLUDE, SCHEMA_EXCLUDE),
+        (COLUMN_INCLUDE, COLUMN_EXCLUDE),
+    ):
         if props.get(include) and props.get(exclude):
             errors[exclude] = f"{include} and {exclude} exclude each other"
     return errors
@@ -288,6 +324,14 @@ def table_filter(config: Config) -> TableFilter:
         schema_include=config.get_str(SCHEMA_INCLUDE),
         schema_exclude=config.get_str(SCHEMA_EXCLUDE),
     )
+
+
+def column_filter(config: Config) -> ColumnFilter:
+    return ColumnFilter(config.get_str(COLUMN_INCLUDE), config.get_str(COLUMN_EXCLUDE))
+
+
+def key_columns(config: Config) -> KeyColumns:
+    return KeyColumns(config.get_str(MESSAGE_KEY_COLUMNS))
 
 
 def skipped_operations(config: Config) -> set[str]:

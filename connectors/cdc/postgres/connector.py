@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from connect.api import ConfigDef, ConfigValue, ConnectError, SourceConnector, SourceTask
+from connect.api import ConfigDef, ConfigValue, ConnectError, ExactlyOnceSupport, SourceConnector, SourceTask
 from connect.api.version import distribution_version
 from connectors.cdc.postgres import config as keys
 from connectors.cdc.postgres.task import PostgresSourceTask
@@ -31,6 +31,12 @@ class PostgresConnector(SourceConnector):
         if problems:
             raise ConnectError("Invalid configuration: " + "; ".join(problems))
         self._props = dict(props)
+
+    def exactly_once_support(self, props: Mapping[str, str]) -> ExactlyOnceSupport:
+        """Supported, as Debezium's says: each record carries the exact stream position it was made at, and a
+        task resumed from a committed offset drops everything up to it. (A snapshot cut short is read again
+        whole, as Debezium's is: its rows already committed are then in the topic twice.)"""
+        return ExactlyOnceSupport.SUPPORTED
 
     def task_class(self) -> type[SourceTask]:
         return PostgresSourceTask

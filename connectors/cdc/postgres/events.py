@@ -1,8 +1,8 @@
 """One table's change events as Debezium writes them (`RelationalChangeRecordEmitter`,
 `PostgresChangeRecordEmitter`): the key and value schemas named after the table's topic, and the records
-of an insert (`c`), a snapshot row (`r`), an update (`u`), a delete (`d`, then a tombstone), and an update
-of the primary key (a delete carrying the new key in header `__debezium.newkey`, a tombstone, then a create
-carrying the old key in `__debezium.oldkey`).
+of an insert (`c`), a snapshot row (`r`), an update (`u`), a delete (`d`, then a tombstone), a TRUNCATE
+(`t`, with neither key nor key schema), and an update of the primary key (a delete carrying the new key in header
+`__debezium.newkey`, a tombstone, then a create carrying the old key in `__debezium.oldkey`).
 
 Rows arrive as pgoutput's text tuples in the table's column order. An update's `before` is null unless the
 server sent the old row (REPLICA IDENTITY FULL, or a key change); an unchanged TOASTed value is taken from
@@ -89,6 +89,8 @@ class TableEvents:
     tombstones_on_delete: bool = True
     # Debezium's `__debezium.context.*` headers (`extended.headers.enabled`), on every record after its own
     context_headers: tuple[tuple[str, Schema | None, Any], ...] = ()
+    # Columns left out of `before` and `after` (`column.exclude.list`); a key column stays in the key.
+    excluded_columns: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
         self._types: list[ColumnType | None] = []
@@ -98,7 +100,7 @@ class TableEvents:
             if kind is not None and column.optional:
                 kind = kind.optional()
             self._types.append(kind)
-            if kind is not None:
+            if kind is not None and column.name not in self.excluded_columns:
                 value_fields.append((column.name, kind.schema))
         self.skipped = [c.name for c, kind in zip(self.table.columns, self._types, strict=True) if kind is None]
         row = Schema.struct(value_fields)
@@ -150,7 +152,7 @@ class TableEvents:
         row = {
             column.name: value
             for column, kind, value in zip(self.table.columns, self._types, values, strict=True)
-            if kind is not None
+            if kind is not None and column.name not in self.excluded_columns
         }
         return Struct(self.value_schema, row)
 
@@ -206,6 +208,12 @@ class TableEvents:
         values = self._values(old)
         key = self._key(values)
         return [self._record(key, self._envelope(Operation.DELETE, at, self._row(values))), *self._tombstone(key)]
+
+    def truncate(self, at: EventContext) -> list[ChangeRecord]:
+        """A TRUNCATE of the table (`t`): no key and no key schema (as Debezium's `EventDispatcher` sends it),
+        no rows, only the source block."""
+        value = self._envelope(Operation.TRUNCATE, at)
+        return [ChangeRecord(self.topic, None, None, self.envelope_schema, value, self.context_headers)]
 
     def _tombstone(
         self, key: Struct | None, headers: tuple[tuple[str, Schema | None, Any], ...] = ()

@@ -8,11 +8,13 @@ resumes from the offset (the server starts at the later of it and the slot's con
 snapshot that did not finish is done again.
 
 The slot is confirmed only up to what Kafka holds: when the runtime has stored offsets (`commit`), the task
-reads the stored offset back and has the reader confirm its `lsn_commit`.
+reads the stored offset back (off its own thread: `SlotConfirmer`) and has the reader confirm its `lsn_commit`.
 """
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import logging
 import time
 import uuid
@@ -24,24 +26,36 @@ import psycopg2
 import psycopg2.errors
 
 from connect.api import Config, ConnectError, SourceRecord, SourceTask
+from connect.api.errors import RetriableError
 from connect.api.records import Header
 from connect.api.version import distribution_version
 from connectors.cdc.metadata_records import heartbeat
 from connectors.cdc.naming import TopicNaming
 from connectors.cdc.postgres import catalog
 from connectors.cdc.postgres import config as keys
-from connectors.cdc.postgres.changes import ChangeTracker, ResumeFilter, RowChange, TransactionEnd
+from connectors.cdc.postgres.changes import (
+    ChangeTracker,
+    ResumeFilter,
+    RowChange,
+    TableTruncate,
+    TransactionBegin,
+    TransactionEnd,
+)
+from connectors.cdc.postgres.confirmer import SlotConfirmer
 from connectors.cdc.postgres.events import ChangeRecord, EventContext, TableEvents, context_headers
 from connectors.cdc.postgres.offsets import INITIAL, PostgresOffset, source_partition
 from connectors.cdc.postgres.pgoutput import Relation, format_lsn
 from connectors.cdc.postgres.replication import ReplicationStream
 from connectors.cdc.postgres.snapshot import SnapshotReader
 from connectors.cdc.postgres.source_info import ChangePosition, SnapshotMark, SourceInfo
+from connectors.cdc.postgres.transactions import TransactionRecords
+from connectors.cdc.transactions import TransactionContext
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 _OPERATION_CODES = {"INSERT": "c", "UPDATE": "u", "DELETE": "d"}
+RECONNECT_PAUSE_S = 1.0
 Emitted = tuple[ChangeRecord, PostgresOffset]
 
 
@@ -66,6 +80,11 @@ def snapshot_marks(rows: Iterable[T], *, first_table: bool, last_table: bool) ->
         row, first = following, False
 
 
+def resume_filter(offset: PostgresOffset) -> ResumeFilter:
+    """What a stream resumed after `offset` drops of what the server sends again."""
+    return ResumeFilter(offset.lsn_commit, offset.lsn_proc, processed_is_commit=offset.message_type == "COMMIT")
+
+
 class PostgresSourceTask(SourceTask):
     def version(self) -> str:
         return distribution_version("kconnect")
@@ -80,6 +99,8 @@ class PostgresSourceTask(SourceTask):
         self._naming = TopicNaming(self._server)
         self._modes = keys.modes(config)
         self._filter = keys.table_filter(config)
+        self._columns = keys.column_filter(config)
+        self._key_columns = keys.key_columns(config)
         self._skipped = keys.skipped_operations(config)
         self._tombstones = config.get_bool(keys.TOMBSTONES_ON_DELETE)
         self._placeholder = config.get_str(keys.PLACEHOLDER)
@@ -107,7 +128,8 @@ class PostgresSourceTask(SourceTask):
         stored = self.context.offset_reader.offset(self._partition)
         offset = PostgresOffset.from_map(stored) if stored else None
         slot = config.get_str(keys.SLOT_NAME)
-        self._stream = ReplicationStream(self._params, slot, [config.get_str(keys.PUBLICATION_NAME)])
+        self._publications = [config.get_str(keys.PUBLICATION_NAME)]
+        self._stream = ReplicationStream(self._params, slot, self._publications)
         existing = catalog.slot_state(self._catalog, slot)
         mode = config.get_str(keys.SNAPSHOT_MODE)
         wants_snapshot = mode == keys.ALWAYS or (
@@ -127,13 +149,22 @@ class PostgresSourceTask(SourceTask):
                 self._snapshot_rows = self._snapshot(captured, None, existing.confirmed_flush_lsn or 0)
         self._tracker = ChangeTracker(last_commit_lsn=offset.lsn_commit if offset is not None else None)
         resuming = offset is not None and not wants_snapshot and existing is not None
-        self._resume = (
-            ResumeFilter(offset.lsn_commit, offset.lsn_proc, processed_is_commit=offset.message_type == "COMMIT")
-            if resuming and offset
+        self._resume = resume_filter(offset) if resuming and offset else None
+        # The last position processed in the stream: where a lost replication connection is taken up again.
+        self._position: PostgresOffset | None = offset if resuming else None
+        self._transactions = (
+            TransactionRecords(
+                self._naming.transaction_topic,
+                TransactionContext.restored(offset.transaction_id, offset.table_orders)
+                if resuming and offset is not None
+                else TransactionContext(),
+            )
+            if config.get_bool(keys.PROVIDE_TRANSACTION_METADATA)
             else None
         )
         self._start_lsn = start_lsn
         self._stream_started = False
+        self._confirmer = SlotConfirmer(lambda: self.context.offset_reader.offset(self._partition), self._confirm)
         log.info(
             "PostgreSQL CDC %s: %d tables, snapshot: %s, streaming from %s",
             self._server,
@@ -177,6 +208,7 @@ class PostgresSourceTask(SourceTask):
         events = self._tables.get((schema, table))
         if events is None:
             info = catalog.table_info(self._catalog, schema, table)
+            info = dataclasses.replace(info, key_columns=self._key_columns.of(info))
             events = TableEvents(
                 info,
                 self._naming.data_topic(schema, table),
@@ -184,6 +216,7 @@ class PostgresSourceTask(SourceTask):
                 placeholder=self._placeholder,
                 tombstones_on_delete=self._tombstones,
                 context_headers=self._headers,
+                excluded_columns=self._columns.excluded(info),
             )
             if events.skipped:
                 log.warning(
@@ -213,6 +246,10 @@ class PostgresSourceTask(SourceTask):
             change = self._tracker.feed(wal)
             if isinstance(change, RowChange):
                 records += self._row_change(change)
+            elif isinstance(change, TableTruncate):
+                records += self._truncate(change)
+            elif isinstance(change, TransactionBegin):
+                records += self._transaction_begin(change.position)
             elif isinstance(change, TransactionEnd):
                 position = change.position
                 self._commit_offset = PostgresOffset(
@@ -223,7 +260,46 @@ class PostgresSourceTask(SourceTask):
                     commit_time_us=position.commit_time_us,
                     message_type="COMMIT",
                 )
+                self._position = self._commit_offset
+                records += self._transaction_end(self._commit_offset)
         return records + self._heartbeat()
+
+    def _replayed(self) -> bool:
+        """The Begin or Commit just read is of a transaction a resumed stream sends again though it is stored."""
+        return self._resume is not None and self._resume.in_stored_transaction
+
+    def _transaction_begin(self, position: ChangePosition) -> list[Emitted]:
+        if self._transactions is None or position.tx_id is None or position.lsn is None or self._replayed():
+            return []
+        record = self._transactions.begin(position.tx_id, position.lsn, position.commit_time_us)
+        if record is None:
+            return []
+        offset = self._with_transaction(
+            PostgresOffset(
+                lsn=position.lsn,
+                lsn_proc=position.lsn,
+                lsn_commit=position.commit_lsn,
+                tx_id=position.tx_id,
+                commit_time_us=position.commit_time_us,
+                message_type="BEGIN",
+            )
+        )
+        return [(record, offset)]
+
+    def _transaction_end(self, commit: PostgresOffset) -> list[Emitted]:
+        transactions = self._transactions
+        if transactions is None or commit.tx_id is None or commit.lsn is None or self._replayed():
+            return []
+        record = transactions.end(commit.tx_id, commit.lsn, commit.commit_time_us or 0)
+        offset = self._with_transaction(commit)  # the END's offset still names the transaction, as Debezium's
+        transactions.context.end()
+        return [] if record is None else [(record, offset)]
+
+    def _with_transaction(self, offset: PostgresOffset) -> PostgresOffset:
+        if self._transactions is None:
+            return offset
+        transaction_id, orders = self._transactions.offset_fields()
+        return dataclasses.replace(offset, transaction_id=transaction_id, table_orders=orders)
 
     def _heartbeat(self) -> list[Emitted]:
         """Debezium's heartbeat after a commit or an empty read, at most every `heartbeat.interval.ms`: its
@@ -273,7 +349,50 @@ class PostgresSourceTask(SourceTask):
             commit_time_us=position.commit_time_us,
             message_type=change.operation,
         )
-        return [(record, offset) for record in made]
+        self._position = offset
+        return self._stamped(made, offset, f"{schema}.{relation.name}", position)
+
+    def _truncate(self, change: TableTruncate) -> list[Emitted]:
+        """A `t` event per captured table of the TRUNCATE; only the last table's offset counts the message as
+        processed, as Debezium's."""
+        if "t" in self._skipped:
+            return []
+        position, emitted = change.position, []
+        for index, relation in enumerate(change.relations):
+            schema = relation.namespace or "pg_catalog"
+            if not self._filter.captures(schema, relation.name):
+                continue
+            last = index == len(change.relations) - 1
+            offset = PostgresOffset(
+                lsn=position.lsn,
+                lsn_proc=position.lsn if last else change.processed_before,
+                lsn_commit=position.commit_lsn,
+                tx_id=position.tx_id,
+                commit_time_us=position.commit_time_us,
+                message_type="TRUNCATE",
+            )
+            self._position = offset
+            at = EventContext(self._source.struct(schema, relation.name, position), time.time_ns())
+            made = self._table_events(schema, relation.name).truncate(at)
+            emitted += self._stamped(made, offset, f"{schema}.{relation.name}", position)
+        return emitted
+
+    def _stamped(
+        self, made: list[ChangeRecord], offset: PostgresOffset, table: str, position: ChangePosition
+    ) -> list[Emitted]:
+        """The records of one change with their offsets, and with transaction metadata their blocks."""
+        if self._transactions is None or position.tx_id is None or position.lsn is None:
+            return [(record, offset) for record in made]
+        emitted: list[Emitted] = []
+        for record in made:
+            # Each event (a key change makes two) is counted and its offset records the counts so far; a
+            # tombstone is a copy of its delete, with the delete's offset.
+            if record.value is not None:
+                place = self._transactions.event(table, position.tx_id, position.lsn)
+                record.value.put("transaction", place.struct())
+                offset = self._with_transaction(offset)
+            emitted.append((record, offset))
+        return emitted
 
     # -- SourceTask -------------------------------------------------------------------------------------
 
@@ -288,10 +407,29 @@ class PostgresSourceTask(SourceTask):
             return None
         try:
             return self._source_records(self._stream_batch())
-        except (psycopg2.InterfaceError, psycopg2.OperationalError):
+        except (psycopg2.InterfaceError, psycopg2.OperationalError) as exc:
             if self._stopping:  # `stop` closed the connection under this poll
                 return None
-            raise
+            self._reconnect(exc)
+            raise RetriableError(f"Lost the replication connection ({exc}); streaming again") from exc
+
+    def _reconnect(self, error: Exception) -> None:
+        """A new replication connection after the last one broke (the server restarted, the walsender timed out
+        while the task was paused, the network): streaming starts again after the last position processed, as
+        after a restart of the task, and the server's resent messages up to it are dropped."""
+        log.warning("Replication connection of %s lost: %s; connecting again", self._server, error)
+        assert self._stream is not None
+        self._stream.close()
+        time.sleep(RECONNECT_PAUSE_S)  # a server that is restarting refuses connections for a while
+        self._stream = ReplicationStream(self._params, self._stream.slot, self._publications)
+        self._stream_started = False
+        if self._position is not None:
+            self._start_lsn = self._position.resume_lsn or self._start_lsn
+            self._resume = resume_filter(self._position)
+        self._tracker = ChangeTracker(last_commit_lsn=self._tracker.last_commit_lsn)
+        with contextlib.suppress(psycopg.Error):
+            self._catalog.close()
+        self._catalog = psycopg.connect(**self._params, autocommit=True)
 
     def _source_records(self, records: list[Emitted]) -> list[SourceRecord]:
         return [
@@ -311,14 +449,16 @@ class PostgresSourceTask(SourceTask):
 
     def commit(self) -> None:
         """Offsets are stored: the slot may be confirmed up to the stored offset's commit."""
-        stored = self.context.offset_reader.offset(self._partition)
-        if stored and self._stream is not None:
-            confirmable = PostgresOffset.from_map(stored).confirmable_lsn
-            if confirmable is not None:
-                self._stream.confirm_later(confirmable)
+        self._confirmer.request()
+
+    def _confirm(self, lsn: int) -> None:
+        stream = self._stream
+        if stream is not None:
+            stream.confirm_later(lsn)
 
     def stop(self) -> None:
         self._stopping = True
+        self._confirmer.close()
         if self._stream is not None:
             self._stream.close()
         self._catalog.close()

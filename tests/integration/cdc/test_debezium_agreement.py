@@ -11,6 +11,7 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -38,11 +39,16 @@ from tests.support import debezium
 from tests.support.java_connect_worker import java_standalone_worker
 from tests.support.pg_column_samples import COLUMNS
 from tests.support.replication_slots import drop_slot
+from tests.support.standalone_workers import all_running, create_connector, running_worker, worker_props
 from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.integration
 
 JSON_WITH_SCHEMAS = {"schemas.enable": "true"}
+JSON_CONVERTERS = {
+    "key.converter": "org.apache.kafka.connect.json.JsonConverter",
+    "value.converter": "org.apache.kafka.connect.json.JsonConverter",
+}
 OUR_VERSION = "kconnect"
 CONTEXT = "__debezium.context."
 
@@ -73,9 +79,9 @@ def database(postgres_database: SqlDatabase) -> Iterator[SqlDatabase]:
 
 
 @contextmanager
-def debezium_running(rest: str, database: SqlDatabase, prefix: str, table: str) -> Iterator[None]:
-    """Debezium's connector on `table`, streaming only (snapshot.mode=no_data), once its slot is active;
-    deleted on exit, so that its slot can be dropped."""
+def debezium_running(rest: str, database: SqlDatabase, prefix: str, table: str, **extra: str) -> Iterator[None]:
+    """Debezium's connector on `table` (or a comma-separated list), streaming only (snapshot.mode=no_data), once
+    its slot is active; deleted on exit, so that its slot can be dropped."""
     url = sa.make_url(database.url)
     config = {
         "connector.class": debezium.CONNECTOR_CLASS,
@@ -89,8 +95,9 @@ def debezium_running(rest: str, database: SqlDatabase, prefix: str, table: str) 
         "slot.name": slot_name(database),
         "publication.name": slot_name(database),
         "publication.autocreate.mode": "filtered",
-        "table.include.list": f"public.{table}",
+        "table.include.list": ",".join(f"public.{name}" for name in table.split(",")),
         "snapshot.mode": "no_data",
+        **extra,
     }
     answer = httpx.post(f"{rest}/connectors", json={"name": prefix, "config": config}, timeout=60)
     assert answer.status_code == 201, answer.text
@@ -284,3 +291,135 @@ def test_inserts_updates_toast_key_changes_and_deletes_agree_with_debezium_s_rec
         assert [v for n, v in ours_headers if n.startswith(CONTEXT)] == [
             v for n, v in theirs_headers if n.startswith(CONTEXT)
         ]
+
+
+def kconnect_config(database: SqlDatabase, prefix: str, tables: str, **extra: str) -> dict[str, str]:
+    """kconnect's PostgresConnector, configured as `debezium_running` configures Debezium's, on its own slot."""
+    params = database.connection_params()
+    return {
+        "connector.class": debezium.CONNECTOR_CLASS,
+        "database.hostname": str(params["host"]),
+        "database.port": str(params["port"]),
+        "database.user": str(params["user"]),
+        "database.dbname": database.name,
+        "topic.prefix": prefix,
+        "plugin.name": "pgoutput",
+        "slot.name": f"kc_{database.name}",
+        "publication.name": f"kc_{database.name}",
+        "publication.autocreate.mode": "filtered",
+        "table.include.list": ",".join(f"public.{name}" for name in tables.split(",")),
+        "snapshot.mode": "no_data",
+        **extra,
+    }
+
+
+def renamed(written: list[Written], ours: str, theirs: str) -> list[tuple[Any, Any]]:
+    """Keys and comparable values of records written under prefix `ours`, as if under `theirs`."""
+    return [
+        orjson.loads(orjson.dumps((r.key, comparable(r.value))).replace(ours.encode(), theirs.encode()))
+        for r in written
+    ]
+
+
+@dataclass(frozen=True)
+class BothSides:
+    """What Debezium's connector and kconnect's wrote for the same statements, by topic suffix."""
+
+    theirs_prefix: str
+    our_prefix: str
+    theirs: dict[str, list[Written]]
+    ours: dict[str, list[Written]]
+
+    def agree(self, suffix: str) -> None:
+        """The records under `suffix` are the same on both sides, but for what differs by design."""
+        ours = renamed(self.ours[suffix], self.our_prefix, self.theirs_prefix)
+        assert ours == renamed(self.theirs[suffix], self.theirs_prefix, self.theirs_prefix), suffix
+
+
+def run_both(
+    java_connect: str,
+    kafka_bootstrap: str,
+    database: SqlDatabase,
+    tmp_path: Path,
+    tables: str,
+    config: dict[str, str],
+    transactions: list[tuple[str, ...]],
+    counts: dict[str, int],
+) -> BothSides:
+    """Debezium's connector and kconnect's, each on its own slot of `database` with the same `config`, both
+    streaming before `transactions` run; then `counts[suffix]` records read from each side's
+    `<prefix>.<suffix>` topic."""
+    theirs_prefix, our_prefix = f"dbz{uuid.uuid4().hex[:8]}", f"kc{uuid.uuid4().hex[:8]}"
+    props = worker_props(kafka_bootstrap, tmp_path / "offsets", **JSON_CONVERTERS)
+    with (
+        debezium_running(java_connect, database, theirs_prefix, tables, **config),
+        running_worker(props) as (_, client),
+    ):
+        create_connector(client, "cdc", kconnect_config(database, our_prefix, tables, **config))
+        our_slot = f"SELECT 1 FROM pg_replication_slots WHERE slot_name = 'kc_{database.name}'"
+        wait_until(lambda: all_running(client, "cdc", 1) and database.rows(our_slot) != [], 60, "kconnect's slot")
+        for statements in transactions:
+            database.execute(*statements)
+        read = {
+            prefix: {suffix: debezium_records(kafka_bootstrap, f"{prefix}.{suffix}", n) for suffix, n in counts.items()}
+            for prefix in (theirs_prefix, our_prefix)
+        }
+    return BothSides(theirs_prefix, our_prefix, read[theirs_prefix], read[our_prefix])
+
+
+def test_transaction_records_and_blocks_agree_with_debezium_s_record_for_record(
+    database: SqlDatabase, kafka_bootstrap: str, java_connect: str, tmp_path: Path
+) -> None:
+    """provide.transaction.metadata and TRUNCATE events (skipped.operations=none) on both sides: the same
+    transactions give the same BEGIN and END records (ids `<xid>:<lsn>`, commit times, counts, and the END's
+    tables in the order of Debezium's HashMap) and the same events, each with the same transaction block."""
+    database.execute("CREATE TABLE orders (id int PRIMARY KEY, item text NOT NULL)")
+    transactions = [
+        (  # people first: the END lists orders first, as Java's HashMap orders the two names
+            "INSERT INTO people VALUES (1, 'ann', NULL, NULL)",
+            "INSERT INTO orders VALUES (10, 'pen')",
+            "UPDATE people SET name = 'anne' WHERE id = 1",
+            "INSERT INTO orders VALUES (11, 'ink')",
+        ),
+        ("UPDATE people SET id = 2 WHERE id = 1",),  # a key change: two counted events and a tombstone
+        ("DELETE FROM orders WHERE id = 10",),
+        ("TRUNCATE orders",),
+    ]
+    config = {"provide.transaction.metadata": "true", "skipped.operations": "none"}
+    counts = {"transaction": 2 * len(transactions), "public.people": 5, "public.orders": 5}  # with the tombstones
+    both = run_both(java_connect, kafka_bootstrap, database, tmp_path, "people,orders", config, transactions, counts)
+
+    ours = both.ours["transaction"]
+    assert [(r.key, r.value) for r in ours] == [(r.key, r.value) for r in both.theirs["transaction"]]
+    assert [r.value["payload"]["status"] for r in ours] == ["BEGIN", "END"] * len(transactions)
+    assert [(c["data_collection"], c["event_count"]) for c in ours[1].value["payload"]["data_collections"]] == [
+        ("public.orders", 2),
+        ("public.people", 2),
+    ]
+    for table in ("public.people", "public.orders"):
+        both.agree(table)
+        assert all(r.value["payload"]["transaction"] for r in both.ours[table] if r.value is not None), table
+    truncate = both.ours["public.orders"][-1]
+    assert truncate.key is None and truncate.value["payload"]["op"] == "t"
+
+
+def test_column_filters_and_custom_keys_agree_with_debezium_s(
+    database: SqlDatabase, kafka_bootstrap: str, java_connect: str, tmp_path: Path
+) -> None:
+    """column.exclude.list (a key column among them) and message.key.columns on both sides: the rows leave the
+    excluded columns out, the key is the chosen column, and a change of it is a delete, tombstone and create."""
+    database.execute("ALTER TABLE people REPLICA IDENTITY FULL")  # deletes then carry the chosen key column
+    transactions = [
+        ("INSERT INTO people VALUES (1, 'ann', 'first', 'big')",),
+        ("UPDATE people SET note = 'second' WHERE id = 1",),
+        ("UPDATE people SET name = 'anne' WHERE id = 1",),  # the key changes
+        ("DELETE FROM people WHERE id = 1",),
+    ]
+    config = {"column.exclude.list": "public.people.(id|big)", "message.key.columns": "public.people:name"}
+    counts = {"public.people": 7}  # c, u, d + tombstone + c, d + tombstone
+    both = run_both(java_connect, kafka_bootstrap, database, tmp_path, "people", config, transactions, counts)
+
+    both.agree("public.people")
+    first = both.ours["public.people"][0]
+    assert first.key["payload"] == {"name": "ann"}
+    assert set(first.value["payload"]["after"]) == {"name", "note"}

@@ -21,7 +21,7 @@ from connectors.cdc.postgres.catalog import slot_state
 from tests.fixtures.sql.plugin import SqlDatabase
 from tests.support.replication_slots import drop_slot
 from tests.support.standalone_workers import create_connector, running_worker, status_of, worker_props
-from tests.support.topic_reads import high_watermark
+from tests.support.topic_reads import high_watermark, read_topic
 from tests.support.waiting import holds_for, wait_until
 
 pytestmark = pytest.mark.integration
@@ -146,7 +146,7 @@ def test_snapshot_then_stream_then_resume_without_repeats(
 def test_keys_kconnect_does_not_implement_are_refused_with_the_reason(
     database: SqlDatabase, kafka_bootstrap: str, tmp_path: Path
 ) -> None:
-    config = {**connector_config(database, "kcx"), "name": "cdc", "provide.transaction.metadata": "true"}
+    config = {**connector_config(database, "kcx"), "name": "cdc", "signal.data.collection": "public.signals"}
     del config["plugin.name"]  # Debezium's default is decoderbufs
     with running_worker(worker_props(kafka_bootstrap, tmp_path / "offsets", **JSON)) as (_, client):
         answer = client.put("/connector-plugins/PostgresConnector/config/validate", json=config)
@@ -156,8 +156,8 @@ def test_keys_kconnect_does_not_implement_are_refused_with_the_reason(
             "plugin.name": [
                 "kconnect speaks pgoutput, PostgreSQL's built-in logical decoding plug-in: set plugin.name=pgoutput"
             ],
-            "provide.transaction.metadata": [
-                "provide.transaction.metadata is not supported by kconnect's PostgreSQL connector yet"
+            "signal.data.collection": [
+                "signal.data.collection is not supported by kconnect's PostgreSQL connector yet"
             ],
         }
         assert answer.status_code == httpx.codes.OK
@@ -183,3 +183,64 @@ def test_heartbeats_move_the_slot_past_transactions_of_tables_that_are_not_captu
         assert beat is not None and set(beat["payload"]) == {"ts_ms"}
         assert beat["schema"]["name"] == "io.debezium.connector.common.Heartbeat"
         wait_until(lambda: confirmed_lsn(database) > int(str(before)), 30, "the slot confirmed past the other table")
+
+
+def test_a_restart_inside_a_transaction_continues_its_counts_without_a_second_begin(
+    database: SqlDatabase, kafka_bootstrap: str, tmp_path: Path
+) -> None:
+    """provide.transaction.metadata, and a worker stopped while one large transaction streams: the restarted
+    task reads the transaction's counts back from the stored offset, so the events number 1..N once each,
+    and the transaction has one BEGIN and one END."""
+    rows = 40_000
+    prefix = f"kc{uuid.uuid4().hex[:8]}"
+    topic, transactions = f"{prefix}.public.items", f"{prefix}.transaction"
+    config = {**connector_config(database, prefix), "snapshot.mode": "no_data", "max.batch.size": "256"}
+    config["provide.transaction.metadata"] = "true"
+    props = worker_props(kafka_bootstrap, tmp_path / "offsets", **JSON, **{"value.converter.schemas.enable": "false"})
+    with running_worker(props) as (_, client):
+        create_connector(client, "cdc", config)
+        wait_until(lambda: task_state(client) == "RUNNING", 60, "the task to run")
+        database.execute(f"INSERT INTO items SELECT g, 'n' || g, NULL FROM generate_series(10, {rows + 9}) g")
+        wait_until(lambda: high_watermark(kafka_bootstrap, topic) > 0, 60, "the transaction's first events")
+    stopped_at = high_watermark(kafka_bootstrap, topic)
+    assert stopped_at < rows, "the worker should have stopped inside the transaction"
+
+    with running_worker(props) as (_, client):
+        create_connector(client, "cdc", config)
+        wait_until(lambda: high_watermark(kafka_bootstrap, topic) >= rows, 120, "the rest of the transaction")
+        holds_for(lambda: high_watermark(kafka_bootstrap, transactions) == 2, 2.0, "a BEGIN and an END, no more")
+    found = [orjson.loads(value) for value in read_topic(kafka_bootstrap, topic, 1, "read_uncommitted")]
+    assert [event["transaction"]["data_collection_order"] for event in found] == list(range(1, rows + 1))
+    assert [event["transaction"]["total_order"] for event in found] == list(range(1, rows + 1))
+    begin, end = (event for event in events(kafka_bootstrap, transactions, 2) if event)
+    assert (begin["status"], end["status"], end["event_count"]) == ("BEGIN", "END", rows)
+    assert end["data_collections"] == [{"data_collection": "public.items", "event_count": rows}]
+    xid = begin["id"].split(":")[0]
+    assert {event["transaction"]["id"].split(":")[0] for event in found} == {xid}
+
+
+def test_a_lost_replication_connection_is_taken_up_again_without_loss_or_repeats(
+    database: SqlDatabase, kafka_bootstrap: str, tmp_path: Path
+) -> None:
+    """The server ends the task's walsender (as a restart of the server does, or its wal_sender_timeout while
+    the connector is paused): the task connects again and streams on from the last change it processed."""
+    prefix = f"kc{uuid.uuid4().hex[:8]}"
+    topic = f"{prefix}.public.items"
+    config = {**connector_config(database, prefix), "snapshot.mode": "no_data"}
+    active = f"SELECT active_pid FROM pg_replication_slots WHERE slot_name = '{slot(database)}' AND active"
+    with running_worker(worker_props(kafka_bootstrap, tmp_path / "offsets", **JSON)) as (_, client):
+        create_connector(client, "cdc", config)
+        wait_until(lambda: task_state(client) == "RUNNING" and database.rows(active) != [], 60, "streaming")
+        database.execute("INSERT INTO items VALUES (3, 'nib', NULL)")
+        events(kafka_bootstrap, topic, 1)
+        (walsender,) = database.rows(active)[0]
+        database.execute(f"SELECT pg_terminate_backend({walsender})")
+        database.execute("INSERT INTO items VALUES (4, 'cap', 2)", "UPDATE items SET name = 'pen 2' WHERE id = 1")
+        found = events(kafka_bootstrap, topic, 3)
+        holds_for(lambda: high_watermark(kafka_bootstrap, topic) == 3, 2.0, "no change written twice")
+        assert task_state(client) == "RUNNING"
+    assert [summary(e) for e in found] == [
+        ("c", 3, "nib", "false"),
+        ("c", 4, "cap", "false"),
+        ("u", 1, "pen 2", "false"),
+    ]

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from bench.catalog import GROUP_NAMES, group_title
-from bench.cli import parse_args
+from bench.cli import SCENARIOS, parse_args
 from bench.plots import draw_all
 from bench.report import benchmark_table, format_number, render
 from bench.results import BenchmarkResult, Metric, Reference, ResultsFile, SystemResult
@@ -103,6 +103,10 @@ def test_plots_are_drawn_for_groups_with_measurements_only(tmp_path: Path) -> No
     assert images == {"raw": "benchmarks/raw.png", "source": "benchmarks/source.png"}
     assert (tmp_path / "benchmarks" / "source.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert not (tmp_path / "benchmarks" / "failover.png").exists()
+
+
+def test_every_group_has_its_scenario() -> None:
+    assert set(SCENARIOS) == set(GROUP_NAMES)
 
 
 def test_only_selects_groups_in_report_order_and_rejects_unknown_names() -> None:

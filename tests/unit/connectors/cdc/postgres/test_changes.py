@@ -9,6 +9,7 @@ from connectors.cdc.postgres.changes import (
     ResumeFilter,
     RowChange,
     TableTruncate,
+    TransactionBegin,
     TransactionEnd,
 )
 from connectors.cdc.postgres.pgoutput import Begin, Column, Commit, Delete, Insert, Message, Relation, Truncate
@@ -32,7 +33,9 @@ def test_changes_carry_their_transaction_their_lsn_and_the_previous_commit() -> 
         tracker.feed(wal(150, Begin(160, 2_000_000, 556))),
         tracker.feed(wal(155, Truncate(False, False, (7,)))),
     ]
-    assert seen[0] is None and seen[1] is None
+    begin = seen[0]
+    assert isinstance(begin, TransactionBegin) and seen[1] is None
+    assert (begin.position.lsn, begin.position.commit_lsn, begin.position.tx_id) == (100, 50, 555)
     insert, delete, end, _, truncate = seen[2:]
     assert isinstance(insert, RowChange) and insert.operation == "INSERT" and insert.relation == RELATION
     assert (insert.position.lsn, insert.position.commit_lsn, insert.position.tx_id) == (110, 50, 555)
@@ -41,6 +44,7 @@ def test_changes_carry_their_transaction_their_lsn_and_the_previous_commit() -> 
     assert isinstance(end, TransactionEnd) and end.lsn == 140
     assert isinstance(truncate, TableTruncate) and truncate.relations == (RELATION,)
     assert (truncate.position.commit_lsn, truncate.position.tx_id) == (140, 556)
+    assert (truncate.position.lsn, truncate.processed_before) == (155, 150)  # its Begin's: done before it
 
 
 def test_a_resumed_stream_drops_what_was_stored_and_keeps_everything_new() -> None:

@@ -92,3 +92,12 @@ def test_a_delete_is_followed_by_a_tombstone_unless_tombstones_are_off(tombstone
     records = events(tombstones).delete(("1", None, None, None), AT)
     assert [r.value is None for r in records] == ([False, True] if tombstones else [False])
     assert records[0].value is not None and records[0].value.get("after") is None
+
+
+def test_a_truncate_has_neither_key_nor_key_schema_and_only_its_source() -> None:
+    table = events()
+    (record,) = table.truncate(AT)
+    assert (record.key_schema, record.key, record.value_schema) == (None, None, table.envelope_schema)
+    assert record.value is not None
+    assert (record.value.get("op"), record.value.get("before"), record.value.get("after")) == ("t", None, None)
+    assert record.value.get("source") is AT.source
