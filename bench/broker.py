@@ -136,6 +136,11 @@ class KafkaAdmin:
         self.bootstrap_servers = bootstrap_servers
         self._admin = AdminClient({"bootstrap.servers": bootstrap_servers, "log_level": 0})
 
+    def reconnect(self) -> None:
+        """A new admin client, for after a restart of the broker: librdkafka's admin client that lived through
+        one was seen to time out every group description afterwards."""
+        self._admin = AdminClient({"bootstrap.servers": self.bootstrap_servers, "log_level": 0})
+
     def close(self) -> None:
         """Nothing to release: the admin client ends with the object (kept for the callers' `finally`s)."""
 
@@ -176,6 +181,15 @@ class KafkaAdmin:
         if description.state != ConsumerGroupState.STABLE:
             return None
         return [(member.client_id, len(member.assignment.topic_partitions)) for member in description.members]
+
+    def group_summary(self, group: str) -> str:
+        """Consumer group `group`'s state and members (client id, partitions held), for error messages."""
+        try:
+            description = self._admin.describe_consumer_groups([group], request_timeout=5)[group].result(timeout=10)
+        except KafkaException as exc:
+            return f"not described: {exc}"
+        members = [(m.client_id, m.member_id[-8:], len(m.assignment.topic_partitions)) for m in description.members]
+        return f"{description.state.name} {members}"
 
     def topics_with_prefix(self, prefix: str) -> list[str]:
         return [name for name in self._admin.list_topics(timeout=10).topics if name.startswith(prefix)]

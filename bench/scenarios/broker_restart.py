@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 
 from bench.harness import ClusterVariant, Record, RunContext, short_reason
 from bench.results import BenchmarkResult, SystemResult
-from bench.scenarios.failover import JAVA_NO_DELAY, create_work, variants
+from bench.scenarios.failover import JAVA_NO_DELAY, cluster_settings, create_work, variants
 from bench.scenarios.failover_faults import POLL_INTERVAL_S, FailoverWork, FaultLog, disturbed_by
 from bench.scenarios.failover_placement import placements_seen_by, wait_steady
 from bench.scenarios.failover_sinks import SINK_CONNECTORS, SINK_PARTITIONS, SINK_TASKS
@@ -89,6 +89,7 @@ def watch_restart(work: FailoverWork, broker: LocalKafka, before: Sequence[Place
                 raise failure[0]
             back_at = time.monotonic()
             watch_until = back_at + WATCH_AFTER_S
+            work.admin.reconnect()
             sinks.send_markers("broker-restart")
         if back_at is not None and data_at is None and sinks.watch.arrived():
             data_at = time.monotonic()
@@ -159,12 +160,7 @@ def entry(ctx: RunContext, rows: Mapping[str, SystemResult]) -> BenchmarkResult:
         comparisons=(),
         ratio_metrics=(),  # a ratio of nothing disturbed to nothing disturbed says nothing
         settings={
-            "session.timeout.ms": SESSION_TIMEOUT_MS,
-            "heartbeat.interval.ms": HEARTBEAT_INTERVAL_MS,
-            "source_connectors": sizes.failover_connectors,
-            "sink_connectors": SINK_CONNECTORS,
-            "sink_tasks": SINK_TASKS,
-            "sink_partitions": SINK_PARTITIONS,
+            **cluster_settings(ctx),
             "trials": sizes.broker_restart_trials,
             "watched_after_return_s": WATCH_AFTER_S,
             "data_bound_s": DATA_BOUND_S,

@@ -200,6 +200,18 @@ def run(ctx: RunContext) -> list[BenchmarkResult]:
     ]
 
 
+def cluster_settings(ctx: RunContext) -> dict[str, object]:
+    """What every cluster of the failover tables runs with, for the settings of each table."""
+    return {
+        "session.timeout.ms": SESSION_TIMEOUT_MS,
+        "heartbeat.interval.ms": HEARTBEAT_INTERVAL_MS,
+        "source_connectors": ctx.sizes.failover_connectors,
+        "sink_connectors": SINK_CONNECTORS,
+        "sink_tasks": SINK_TASKS,
+        "sink_partitions": SINK_PARTITIONS,
+    }
+
+
 def fault_entry(ctx: RunContext, fault: Fault, rows: Mapping[str, SystemResult]) -> BenchmarkResult:
     sizes = ctx.sizes
     method = FAULT_METHOD.format(
@@ -226,12 +238,7 @@ def fault_entry(ctx: RunContext, fault: Fault, rows: Mapping[str, SystemResult])
         )
         metrics, ratios = PAUSE_METRICS, ()  # a ratio of nothing disturbed to nothing disturbed says nothing
     settings: dict[str, object] = {
-        "session.timeout.ms": SESSION_TIMEOUT_MS,
-        "heartbeat.interval.ms": HEARTBEAT_INTERVAL_MS,
-        "source_connectors": sizes.failover_connectors,
-        "sink_connectors": SINK_CONNECTORS,
-        "sink_tasks": SINK_TASKS,
-        "sink_partitions": SINK_PARTITIONS,
+        **cluster_settings(ctx),
         "trials": sizes.failover_trials,
         "java_default_trials": default_trials,
     }

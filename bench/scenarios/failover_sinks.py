@@ -127,7 +127,11 @@ class FailoverSinks:
                     return False
             return True
 
-        wait_until(groups_settled, FLOWING_WAIT_S, interval=0.1, what="every sink task's consumer with partitions")
+        try:
+            wait_until(groups_settled, FLOWING_WAIT_S, interval=0.1, what="every sink task's consumer with partitions")
+        except TimeoutError as exc:
+            seen = {name: admin.group_summary(f"connect-{name}") for name in self.names}
+            raise TimeoutError(f"{exc}; the sinks' groups: {seen}") from exc
         self.send_markers("steady")
         wait_until(self.watch.arrived, FLOWING_WAIT_S, interval=0.1, what="records in every sink partition's output")
 

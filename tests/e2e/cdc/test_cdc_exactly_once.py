@@ -16,6 +16,7 @@ import orjson
 import pytest
 
 from tests.fixtures.sql.plugin import SqlDatabase
+from tests.support.cdc_connectors import postgres_connector, slot_name
 from tests.support.distributed_workers import Cluster, WorkerProcess
 from tests.support.replication_slots import drop_slot
 from tests.support.topic_reads import high_watermark, read_topic
@@ -28,23 +29,8 @@ KILLS = 2
 
 
 def cdc_config(database: SqlDatabase, prefix: str) -> dict[str, str]:
-    params = database.connection_params()
-    return {
-        "connector.class": "io.debezium.connector.postgresql.PostgresConnector",
-        "database.hostname": str(params["host"]),
-        "database.port": str(params["port"]),
-        "database.user": str(params["user"]),
-        "database.dbname": database.name,
-        "topic.prefix": prefix,
-        "plugin.name": "pgoutput",
-        "slot.name": f"kc_{database.name}",
-        "publication.name": f"kc_{database.name}",
-        "publication.autocreate.mode": "filtered",
-        "table.include.list": "public.events",
-        "slot.retry.delay.ms": "200",
-        "max.batch.size": "100",
-        "exactly.once.support": "required",
-    }
+    extra = {"slot.retry.delay.ms": "200", "max.batch.size": "100", "exactly.once.support": "required"}
+    return postgres_connector(database, prefix, "events", **extra)
 
 
 def write_transactions(database: SqlDatabase, stop: threading.Event, written: list[int]) -> None:
@@ -124,7 +110,7 @@ def test_every_change_once_for_a_read_committed_reader_through_two_kills(
             raise AssertionError(shortfall(cluster.bootstrap, topic, written[0]) + "\n" + cluster.logs()) from None
     finally:
         cluster.stop()
-        drop_slot(database, f"kc_{database.name}")
+        drop_slot(database, slot_name(database))
     assert len(found) == expected, "repeated changes"
     assert [lsn for *_, lsn in found] == sorted(lsn for *_, lsn in found)  # commit order: LSNs only grow
     inserted = {change[1] for change in found if change[0] == "c"}

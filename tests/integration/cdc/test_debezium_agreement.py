@@ -36,6 +36,7 @@ from connectors.cdc.postgres.types import column_type
 from local_kafka.jars import default_version
 from tests.fixtures.sql.plugin import SqlDatabase
 from tests.support import debezium
+from tests.support.cdc_connectors import postgres_connector
 from tests.support.java_connect_worker import java_standalone_worker
 from tests.support.pg_column_samples import COLUMNS
 from tests.support.replication_slots import drop_slot
@@ -293,26 +294,6 @@ def test_inserts_updates_toast_key_changes_and_deletes_agree_with_debezium_s_rec
         ]
 
 
-def kconnect_config(database: SqlDatabase, prefix: str, tables: str, **extra: str) -> dict[str, str]:
-    """kconnect's PostgresConnector, configured as `debezium_running` configures Debezium's, on its own slot."""
-    params = database.connection_params()
-    return {
-        "connector.class": debezium.CONNECTOR_CLASS,
-        "database.hostname": str(params["host"]),
-        "database.port": str(params["port"]),
-        "database.user": str(params["user"]),
-        "database.dbname": database.name,
-        "topic.prefix": prefix,
-        "plugin.name": "pgoutput",
-        "slot.name": f"kc_{database.name}",
-        "publication.name": f"kc_{database.name}",
-        "publication.autocreate.mode": "filtered",
-        "table.include.list": ",".join(f"public.{name}" for name in tables.split(",")),
-        "snapshot.mode": "no_data",
-        **extra,
-    }
-
-
 def renamed(written: list[Written], ours: str, theirs: str) -> list[tuple[Any, Any]]:
     """Keys and comparable values of records written under prefix `ours`, as if under `theirs`."""
     return [
@@ -355,7 +336,9 @@ def run_both(
         debezium_running(java_connect, database, theirs_prefix, tables, **config),
         running_worker(props) as (_, client),
     ):
-        create_connector(client, "cdc", kconnect_config(database, our_prefix, tables, **config))
+        create_connector(
+            client, "cdc", postgres_connector(database, our_prefix, tables, **{"snapshot.mode": "no_data", **config})
+        )
         our_slot = f"SELECT 1 FROM pg_replication_slots WHERE slot_name = 'kc_{database.name}'"
         wait_until(lambda: all_running(client, "cdc", 1) and database.rows(our_slot) != [], 60, "kconnect's slot")
         for statements in transactions:

@@ -14,11 +14,11 @@ import httpx
 import orjson
 import psycopg
 import pytest
-import sqlalchemy as sa
 from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
 
 from connectors.cdc.postgres.catalog import slot_state
 from tests.fixtures.sql.plugin import SqlDatabase
+from tests.support.cdc_connectors import postgres_connector, slot_name
 from tests.support.replication_slots import drop_slot
 from tests.support.standalone_workers import create_connector, running_worker, status_of, worker_props
 from tests.support.topic_reads import high_watermark, read_topic
@@ -39,29 +39,11 @@ def database(postgres_database: SqlDatabase) -> Iterator[SqlDatabase]:
         "INSERT INTO items VALUES (1, 'pen', 1.50), (2, 'ink', 7)",
     )
     yield postgres_database
-    drop_slot(postgres_database, slot(postgres_database))
-
-
-def slot(database: SqlDatabase) -> str:
-    return f"kc_{database.name}"
+    drop_slot(postgres_database, slot_name(postgres_database))
 
 
 def connector_config(database: SqlDatabase, prefix: str) -> dict[str, str]:
-    url = sa.make_url(database.url)
-    return {
-        "connector.class": "io.debezium.connector.postgresql.PostgresConnector",
-        "database.hostname": str(url.host),
-        "database.port": str(url.port),
-        "database.user": str(url.username),
-        "database.dbname": str(url.database),
-        "topic.prefix": prefix,
-        "plugin.name": "pgoutput",
-        "slot.name": slot(database),
-        "publication.name": slot(database),
-        "publication.autocreate.mode": "filtered",
-        "table.include.list": "public.items",
-        "slot.retry.delay.ms": "500",
-    }
+    return postgres_connector(database, prefix, "items", **{"slot.retry.delay.ms": "500"})
 
 
 def events(bootstrap: str, topic: str, count: int, timeout: float = 60) -> list[dict[str, Any] | None]:
@@ -93,7 +75,7 @@ def task_state(client: httpx.Client) -> str | None:
 
 def confirmed_lsn(database: SqlDatabase) -> int:
     with psycopg.connect(**database.connection_params()) as connection:
-        state = slot_state(connection, slot(database))
+        state = slot_state(connection, slot_name(database))
     return (state.confirmed_flush_lsn or 0) if state is not None else 0
 
 
@@ -227,7 +209,7 @@ def test_a_lost_replication_connection_is_taken_up_again_without_loss_or_repeats
     prefix = f"kc{uuid.uuid4().hex[:8]}"
     topic = f"{prefix}.public.items"
     config = {**connector_config(database, prefix), "snapshot.mode": "no_data"}
-    active = f"SELECT active_pid FROM pg_replication_slots WHERE slot_name = '{slot(database)}' AND active"
+    active = f"SELECT active_pid FROM pg_replication_slots WHERE slot_name = '{slot_name(database)}' AND active"
     with running_worker(worker_props(kafka_bootstrap, tmp_path / "offsets", **JSON)) as (_, client):
         create_connector(client, "cdc", config)
         wait_until(lambda: task_state(client) == "RUNNING" and database.rows(active) != [], 60, "streaming")
