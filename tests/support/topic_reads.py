@@ -66,14 +66,24 @@ def messages_to_end(client_settings: Mapping[str, Any], topic: str) -> list[Any]
         consumer.close()
 
 
+_NO_LEADER_YET = (KafkaError.NOT_LEADER_FOR_PARTITION, KafkaError.LEADER_NOT_AVAILABLE)
+
+
 def high_watermark(bootstrap: str, topic: str) -> int:
-    """The end offset of partition 0 of `topic`: how many records it has held (0 while it does not exist yet)."""
+    """The end offset of partition 0 of `topic`: how many records it has held (0 while it does not exist yet;
+    a topic just made, whose partition has no leader yet, is asked again for up to 10 s)."""
     consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"kc-watermark-{uuid.uuid4().hex[:8]}"})
+    deadline = time.monotonic() + 10
     try:
-        return int(consumer.get_watermark_offsets(TopicPartition(topic, 0), timeout=10)[1])
-    except KafkaException as exc:
-        if exc.args[0].code() in (KafkaError._UNKNOWN_PARTITION, KafkaError.UNKNOWN_TOPIC_OR_PART):
-            return 0
-        raise
+        while True:
+            try:
+                return int(consumer.get_watermark_offsets(TopicPartition(topic, 0), timeout=10)[1])
+            except KafkaException as exc:
+                code = exc.args[0].code()
+                if code in (KafkaError._UNKNOWN_PARTITION, KafkaError.UNKNOWN_TOPIC_OR_PART):
+                    return 0
+                if code not in _NO_LEADER_YET or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)
     finally:
         consumer.close()
