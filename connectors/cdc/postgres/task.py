@@ -80,6 +80,19 @@ def snapshot_marks(rows: Iterable[T], *, first_table: bool, last_table: bool) ->
         row, first = following, False
 
 
+def stream_offset(position: ChangePosition, message_type: str, processed_lsn: int | None) -> PostgresOffset:
+    """The offset of a streamed message at `position`, Debezium's map: `processed_lsn` is the last message
+    completely processed (the message's own LSN, but for the non-last tables of a TRUNCATE)."""
+    return PostgresOffset(
+        lsn=position.lsn,
+        lsn_proc=processed_lsn,
+        lsn_commit=position.commit_lsn,
+        tx_id=position.tx_id,
+        commit_time_us=position.commit_time_us,
+        message_type=message_type,
+    )
+
+
 def resume_filter(offset: PostgresOffset) -> ResumeFilter:
     """What a stream resumed after `offset` drops of what the server sends again."""
     return ResumeFilter(offset.lsn_commit, offset.lsn_proc, processed_is_commit=offset.message_type == "COMMIT")
@@ -252,13 +265,9 @@ class PostgresSourceTask(SourceTask):
                 records += self._transaction_begin(change.position)
             elif isinstance(change, TransactionEnd):
                 position = change.position
-                self._commit_offset = PostgresOffset(
-                    lsn=change.lsn,
-                    lsn_proc=change.lsn,
-                    lsn_commit=change.lsn,
-                    tx_id=position.tx_id,
-                    commit_time_us=position.commit_time_us,
-                    message_type="COMMIT",
+                # A commit is processed whole: its own LSN is the last commit's too.
+                self._commit_offset = stream_offset(
+                    dataclasses.replace(position, lsn=change.lsn, commit_lsn=change.lsn), "COMMIT", change.lsn
                 )
                 self._position = self._commit_offset
                 records += self._transaction_end(self._commit_offset)
@@ -274,16 +283,7 @@ class PostgresSourceTask(SourceTask):
         record = self._transactions.begin(position.tx_id, position.lsn, position.commit_time_us)
         if record is None:
             return []
-        offset = self._with_transaction(
-            PostgresOffset(
-                lsn=position.lsn,
-                lsn_proc=position.lsn,
-                lsn_commit=position.commit_lsn,
-                tx_id=position.tx_id,
-                commit_time_us=position.commit_time_us,
-                message_type="BEGIN",
-            )
-        )
+        offset = self._with_transaction(stream_offset(position, "BEGIN", position.lsn))
         return [(record, offset)]
 
     def _transaction_end(self, commit: PostgresOffset) -> list[Emitted]:
@@ -341,14 +341,7 @@ class PostgresSourceTask(SourceTask):
         else:
             made = events.delete(change.old or (), at)
         position = change.position
-        offset = PostgresOffset(
-            lsn=position.lsn,
-            lsn_proc=position.lsn,
-            lsn_commit=position.commit_lsn,
-            tx_id=position.tx_id,
-            commit_time_us=position.commit_time_us,
-            message_type=change.operation,
-        )
+        offset = stream_offset(position, change.operation, position.lsn)
         self._position = offset
         return self._stamped(made, offset, f"{schema}.{relation.name}", position)
 
@@ -363,14 +356,7 @@ class PostgresSourceTask(SourceTask):
             if not self._filter.captures(schema, relation.name):
                 continue
             last = index == len(change.relations) - 1
-            offset = PostgresOffset(
-                lsn=position.lsn,
-                lsn_proc=position.lsn if last else change.processed_before,
-                lsn_commit=position.commit_lsn,
-                tx_id=position.tx_id,
-                commit_time_us=position.commit_time_us,
-                message_type="TRUNCATE",
-            )
+            offset = stream_offset(position, "TRUNCATE", position.lsn if last else change.processed_before)
             self._position = offset
             at = EventContext(self._source.struct(schema, relation.name, position), time.time_ns())
             made = self._table_events(schema, relation.name).truncate(at)
