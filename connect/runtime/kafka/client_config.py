@@ -41,11 +41,18 @@ PRODUCER_DEFAULTS: Mapping[str, str] = {
 # queued.max.messages.kbytes), librdkafka waits this long before fetching for it again; its default of
 # 1000 ms left a sink that drains the queue faster idle most of each second (README, "Performance
 # notes"). Java's consumer fetches again as soon as its buffer is drained.
+# topic.metadata.refresh.interval.ms: right after a broker restart, its metadata may list a subscribed topic
+# with no partitions; librdkafka then drops the topic from the consumer's effective subscription, stays out
+# of the group, and looks again only at its next metadata refresh: 5 minutes by default, for which a sink sat
+# idle in a run of broker restarts. Java's consumer asks again within a second when a subscribed topic is
+# missing from an answer. 10 s bounds the wait at the cost of one metadata request per consumer per 10 s (of
+# every topic for a `topics.regex` sink: raise it with `consumer.override.` on clusters of many topics).
 CONSUMER_DEFAULTS: Mapping[str, str] = {
     "enable.auto.commit": "false",
     "auto.offset.reset": "earliest",
     "isolation.level": "read_uncommitted",
     "fetch.queue.backoff.ms": "10",
+    "topic.metadata.refresh.interval.ms": "10000",
 }
 DEFAULT_MAX_POLL_RECORDS = 500
 

@@ -4,12 +4,21 @@ TopicPartition and plain int offsets, with Java-like `poll` batching and pauses 
 Belongs to one thread (a sink task's, or the one running a worker's own consumer, e.g. distributed mode's
 membership): the rebalance callbacks run inside `consume`/`close` on that thread and call its
 `RebalanceListener` there.
+
+A consumer that lost its partitions (its session expired, e.g. while the group's coordinator restarted)
+must join its group again. librdkafka does that itself, but a run of broker restarts showed a sink
+consumer that lost its partitions when its session timed out ("Not coordinator") and then never joined
+again: its task stayed RUNNING and idle while the group went on without it. So a consumer that is given
+no assignment within a rejoin timeout after a loss is replaced by a new one that subscribes afresh
+(`rebuild`); the loss had already taken its partitions away, so nothing is handed over twice, and the
+new member gets them back at the next rebalance.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -23,17 +32,50 @@ from connect.runtime.kafka.protocols import KafkaMessage, RebalanceListener
 
 log = logging.getLogger(__name__)
 
+# Time a consumer that lost its partitions is given to join its group again before it is replaced, unless
+# the factory says otherwise (it passes the session timeout): a rejoin normally takes a round trip or two,
+# or as long as the group's slowest member takes to rejoin.
+DEFAULT_REJOIN_TIMEOUT_S = 45.0
+
+
+def close_in_background(consumer: Consumer) -> None:
+    """Close a replaced consumer off the task's thread: a consumer stuck outside its group may take long to
+    close (librdkafka waits for its coordinator), and the task must not wait for it."""
+
+    def close() -> None:
+        try:
+            consumer.close()
+        except Exception as exc:  # nothing depends on the old consumer any more
+            log.info("The replaced consumer did not close cleanly: %s", exc)
+
+    threading.Thread(target=close, name="kconnect-retired-consumer", daemon=True).start()
+
 
 class KafkaSinkConsumer:
     """confluent_kafka.Consumer behind the `SinkConsumer` protocol; used by exactly one task thread (and
     `lags` by metrics reads)."""
 
     def __init__(
-        self, consumer: Consumer, cooperative: bool, max_records: int, *, before_join: Callable[[], None] | None = None
+        self,
+        consumer: Consumer,
+        cooperative: bool,
+        max_records: int,
+        *,
+        before_join: Callable[[], None] | None = None,
+        rebuild: Callable[[], Consumer] | None = None,
+        rejoin_timeout: float = DEFAULT_REJOIN_TIMEOUT_S,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        """`before_join`: run on the task's thread just before the consumer subscribes (joins its group)."""
+        """`before_join`: run on the task's thread just before the consumer subscribes (joins its group).
+        `rebuild`: makes a new consumer like this one, to replace one that lost its partitions and was not
+        given any again within `rejoin_timeout` seconds (None: never replaced)."""
         self._consumer = consumer
         self._before_join = before_join
+        self._rebuild = rebuild
+        self._rejoin_timeout = rejoin_timeout
+        self._clock = clock
+        self._lost_at: float | None = None
+        self._subscription: list[str] = []
         self._cooperative = cooperative
         self.max_records = max_records
         self._listener: RebalanceListener | None = None
@@ -45,15 +87,45 @@ class KafkaSinkConsumer:
 
     def subscribe(self, topics: Sequence[str], pattern: str | None, listener: RebalanceListener) -> None:
         self._listener = listener
+        # librdkafka treats a subscription that starts with ^ as a regex.
+        self._subscription = [pattern if pattern.startswith("^") else "^" + pattern] if pattern else list(topics)
+        self._join()
+
+    def _join(self) -> None:
         if self._before_join is not None:
             self._before_join()
-        # librdkafka treats a subscription that starts with ^ as a regex.
-        subscription = [pattern if pattern.startswith("^") else "^" + pattern] if pattern else list(topics)
         self._consumer.subscribe(
-            subscription, on_assign=self._on_assign, on_revoke=self._on_revoke, on_lost=self._on_lost
+            self._subscription, on_assign=self._on_assign, on_revoke=self._on_revoke, on_lost=self._on_lost
         )
 
     def consume(self, max_records: int, timeout: float) -> list[KafkaMessage]:
+        if self._lost_at is not None and self._clock() - self._lost_at > self._rejoin_timeout:
+            self._replace_consumer()
+        return self._consume(max_records, timeout)
+
+    def _replace_consumer(self) -> None:
+        """A new consumer in place of one that lost its partitions and has not joined its group again."""
+        if self._rebuild is None:
+            return
+        log.warning(
+            "The consumer lost its partitions %.0f s ago and has not joined its group again: replacing it with "
+            "a new one",
+            self._clock() - self._lost_at if self._lost_at is not None else 0.0,
+        )
+        retired = self._consumer
+        try:
+            replacement = self._rebuild()
+        except Exception as exc:  # the old consumer may still rejoin; try again later
+            log.warning("Could not make a new consumer (%s); trying again in %.0f s", exc, self._rejoin_timeout)
+            self._lost_at = self._clock()
+            return
+        with self._open:
+            self._consumer = replacement
+        self._lost_at = self._clock()
+        close_in_background(retired)
+        self._join()
+
+    def _consume(self, max_records: int, timeout: float) -> list[KafkaMessage]:
         # librdkafka's consume(n, timeout) waits until n messages are queued or the timeout passes, so on a
         # quiet topic every record would wait up to `timeout`. Like Java's poll, return what is queued now,
         # and block (for one message, then take what came with it) only when nothing is.
@@ -182,6 +254,9 @@ class KafkaSinkConsumer:
     # raised from consume() after the assignment change was applied (what the C wrapper would do anyway,
     # but without losing which callback raised).
     def _on_assign(self, consumer: Consumer, partitions: list[KafkaTopicPartition]) -> None:
+        if consumer is not self._consumer:
+            return  # a replaced consumer, closing: its task has a new one
+        self._lost_at = None
         assigned = [TopicPartition(tp.topic, tp.partition) for tp in partitions]
         offsets: Mapping[TopicPartition, int] = {}
         try:
@@ -204,9 +279,14 @@ class KafkaSinkConsumer:
         self._on_unassign(consumer, partitions, lost=False)
 
     def _on_lost(self, consumer: Consumer, partitions: list[KafkaTopicPartition]) -> None:
+        if consumer is self._consumer:
+            self._lost_at = self._clock()
         self._on_unassign(consumer, partitions, lost=True)
 
     def _on_unassign(self, consumer: Consumer, partitions: list[KafkaTopicPartition], lost: bool) -> None:
+        if consumer is not self._consumer:
+            consumer.unassign()  # a replaced consumer, closing: its partitions were taken away when it lost them
+            return
         revoked = [TopicPartition(tp.topic, tp.partition) for tp in partitions]
         try:
             if self._listener is not None and revoked:

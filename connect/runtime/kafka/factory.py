@@ -43,7 +43,7 @@ from connect.runtime.kafka.client_config import (
     to_librdkafka,
     with_prefix,
 )
-from connect.runtime.kafka.consumer import KafkaSinkConsumer
+from connect.runtime.kafka.consumer import DEFAULT_REJOIN_TIMEOUT_S, KafkaSinkConsumer
 from connect.runtime.kafka.errors import connect_error, describe
 from connect.runtime.kafka.gapless import ExperimentalWarningFilter, with_gapless_delivery
 from connect.runtime.kafka.group_eviction import GroupEviction
@@ -255,7 +255,14 @@ class KafkaClients:
         config = to_librdkafka(java, "consumer")
         cooperative = "cooperative" in config.get("partition.assignment.strategy", "")
         consumer = self._build(Consumer, config, "consumer")
-        return KafkaSinkConsumer(consumer, cooperative, max_records, before_join=predecessor_eviction(task, config))
+        return KafkaSinkConsumer(
+            consumer,
+            cooperative,
+            max_records,
+            before_join=predecessor_eviction(task, config),
+            rebuild=functools.partial(self._build, Consumer, config, "consumer"),
+            rejoin_timeout=rejoin_timeout(config),
+        )
 
     def assigned_consumer(self, settings: Mapping[str, str]) -> KafkaAssignedConsumer:
         """A consumer of assigned partitions with no group, from `settings` alone (Kafka's names, with
@@ -275,6 +282,15 @@ class KafkaClients:
 
     def _build(self, factory: Callable[[dict[str, Any]], Any], config: Mapping[str, Any], client: str) -> Any:
         return _create(factory, config, client, self.problems)
+
+
+def rejoin_timeout(config: Mapping[str, str]) -> float:
+    """How long a sink consumer that lost its partitions may take to join its group again before it is
+    replaced (`KafkaSinkConsumer`): one session timeout, the time the group gives a silent member."""
+    try:
+        return max(1.0, int(config.get("session.timeout.ms", "45000")) / 1000)
+    except ValueError:
+        return DEFAULT_REJOIN_TIMEOUT_S
 
 
 def predecessor_eviction(task: ConnectorTaskId, config: Mapping[str, str]) -> Callable[[], None] | None:

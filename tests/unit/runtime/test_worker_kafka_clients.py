@@ -100,6 +100,14 @@ def test_sink_consumers_fetch_again_soon_after_their_prefetch_queue_drains() -> 
     assert connector_layer["fetch.queue.backoff.ms"] == "50"
 
 
+def test_sink_consumers_look_for_a_topic_missing_from_the_metadata_again_within_ten_seconds() -> None:
+    # librdkafka's default (5 minutes) kept a sink out of its group that long after a broker restart.
+    config = to_librdkafka(clients().consumer_config(TASK, {}), "consumer")
+    assert config["topic.metadata.refresh.interval.ms"] == "10000"
+    override = {"consumer.override.topic.metadata.refresh.interval.ms": "60000"}
+    assert clients().consumer_config(TASK, override)["topic.metadata.refresh.interval.ms"] == "60000"
+
+
 def test_java_only_settings_are_dropped_and_renamed_ones_translated() -> None:
     translated = to_librdkafka(
         {
