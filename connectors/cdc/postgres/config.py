@@ -21,6 +21,7 @@ from connect.api import (
     ValidString,
     invalid_value,
 )
+from connectors.cdc.column_mappers import MAPPER_PREFIXES, mapper_key_problem
 from connectors.cdc.postgres.catalog import ALL_TABLES, DISABLED, FILTERED, NO_TABLES, TableFilter
 from connectors.cdc.postgres.columns import ColumnFilter, KeyColumns, key_columns_problem
 from connectors.cdc.postgres.types import BinaryMode, DecimalMode, IntervalMode, Modes, TimePrecisionMode
@@ -86,7 +87,7 @@ _NOT_YET: dict[str, str | None] = {
     "lsn.flush.mode": "connector",
     "signal.enabled.channels": "source",
 }
-_NOT_YET_PREFIXES = ("column.mask.", "column.truncate.", "incremental.snapshot.", "snapshot.mode.")
+_NOT_YET_PREFIXES = ("incremental.snapshot.", "snapshot.mode.")
 
 
 def _topic_prefix(name: str, value: Any) -> None:
@@ -272,6 +273,9 @@ def _refusals(props: Mapping[str, str]) -> dict[str, str]:
             _NOT_YET_PREFIXES
         ):
             errors[key] = f"{key} is not supported by kconnect's PostgreSQL connector yet"
+    for key in props:
+        if key.startswith(MAPPER_PREFIXES) and (problem := mapper_key_problem(key)):
+            errors[key] = problem
     if props.get(PLUGIN_NAME, "decoderbufs") != PGOUTPUT:
         errors[PLUGIN_NAME] = (
             "kconnect speaks pgoutput, PostgreSQL's built-in logical decoding plug-in: set plugin.name=pgoutput"

@@ -13,17 +13,19 @@ falls back to for its type.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from connect.api.data import Field, Schema, SchemaType, Struct
 from connect.api.errors import DataError
+from connectors.cdc.column_mappers import ColumnMappers, Convert, MappedColumn
 from connectors.cdc.envelope import Operation, TransactionPosition, envelope, envelope_schema
 from connectors.cdc.naming import key_schema_name, value_schema_name
 from connectors.cdc.postgres.pgoutput import UNCHANGED_TOAST, Tuple
 from connectors.cdc.postgres.source_info import SOURCE_SCHEMA
-from connectors.cdc.postgres.types import ColumnType, Modes, column_type
+from connectors.cdc.postgres.types import CHARACTER_TYPES, ColumnType, Modes, column_length, column_type
 
 PK_UPDATE_NEWKEY_HEADER = "__debezium.newkey"
 PK_UPDATE_OLDKEY_HEADER = "__debezium.oldkey"
@@ -91,17 +93,20 @@ class TableEvents:
     context_headers: tuple[tuple[str, Schema | None, Any], ...] = ()
     # Columns left out of `before` and `after` (`column.exclude.list`); a key column stays in the key.
     excluded_columns: frozenset[str] = frozenset()
+    # `column.truncate.*` and `column.mask.*`: applied to `before` and `after`, never to the key.
+    mappers: ColumnMappers = field(default_factory=lambda: ColumnMappers([]))
 
     def __post_init__(self) -> None:
         self._types: list[ColumnType | None] = []
+        self._mapped: dict[int, Convert] = {}  # column position → its mapper's converter
         value_fields: list[tuple[str, Schema]] = []
-        for column in self.table.columns:
+        for position, column in enumerate(self.table.columns):
             kind = column_type(column.type_oid, column.type_modifier, self.modes)
             if kind is not None and column.optional:
                 kind = kind.optional()
             self._types.append(kind)
             if kind is not None and column.name not in self.excluded_columns:
-                value_fields.append((column.name, kind.schema))
+                value_fields.append((column.name, self._mapped_schema(position, column, kind.schema)))
         self.skipped = [c.name for c, kind in zip(self.table.columns, self._types, strict=True) if kind is None]
         row = Schema.struct(value_fields)
         self.value_schema = Schema(
@@ -119,6 +124,25 @@ class TableEvents:
                 key_fields.append(Field(self.table.columns[position].name, index, kind.schema))
             self.key_schema = Schema(SchemaType.STRUCT, name=key_schema_name(self.topic), fields=tuple(key_fields))
         self.envelope_schema = envelope_schema(self.topic, self.value_schema, SOURCE_SCHEMA)
+
+    def _mapped_schema(self, position: int, column: ColumnInfo, schema: Schema) -> Schema:
+        """The column's value schema with its mapper's parameters (Debezium's `alterFieldSchema`); keeps the
+        mapper's converter for `_row`."""
+        mapper = (
+            self.mappers.mapper_for(f"{self.table.schema}.{self.table.name}.{column.name}") if self.mappers else None
+        )
+        if mapper is None:
+            return schema
+        described = MappedColumn(
+            column.type_oid in CHARACTER_TYPES, column_length(column.type_oid, column.type_modifier)
+        )
+        convert = mapper.converter(described)
+        if convert is not None:
+            self._mapped[position] = convert
+        parameters = mapper.parameters(described)
+        if not parameters:
+            return schema
+        return dataclasses.replace(schema, parameters={**(schema.parameters or {}), **parameters})
 
     def _values(self, texts: Tuple, old: Tuple | None = None) -> list[Any]:
         if len(texts) != len(self.table.columns):
@@ -149,6 +173,8 @@ class TableEvents:
         raise DataError(f"no placeholder for an unchanged TOASTed value of type {kind.schema.type.name}")
 
     def _row(self, values: Sequence[Any]) -> Struct:
+        if self._mapped:
+            values = [self._mapped[p](v) if p in self._mapped else v for p, v in enumerate(values)]
         row = {
             column.name: value
             for column, kind, value in zip(self.table.columns, self._types, values, strict=True)

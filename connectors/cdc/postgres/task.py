@@ -29,6 +29,7 @@ from connect.api import Config, ConnectError, SourceRecord, SourceTask
 from connect.api.errors import RetriableError
 from connect.api.records import Header
 from connect.api.version import distribution_version
+from connectors.cdc.column_mappers import ColumnMappers
 from connectors.cdc.metadata_records import heartbeat
 from connectors.cdc.naming import TopicNaming
 from connectors.cdc.postgres import catalog
@@ -114,6 +115,7 @@ class PostgresSourceTask(SourceTask):
         self._filter = keys.table_filter(config)
         self._columns = keys.column_filter(config)
         self._key_columns = keys.key_columns(config)
+        self._mappers = ColumnMappers.from_config(props)
         self._skipped = keys.skipped_operations(config)
         self._tombstones = config.get_bool(keys.TOMBSTONES_ON_DELETE)
         self._placeholder = config.get_str(keys.PLACEHOLDER)
@@ -230,6 +232,7 @@ class PostgresSourceTask(SourceTask):
                 tombstones_on_delete=self._tombstones,
                 context_headers=self._headers,
                 excluded_columns=self._columns.excluded(info),
+                mappers=self._mappers,
             )
             if events.skipped:
                 log.warning(

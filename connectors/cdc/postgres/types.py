@@ -126,6 +126,32 @@ def fraction_digits(typmod: int) -> int:
     return 6 if typmod == NO_MODIFIER else typmod
 
 
+UNKNOWN_LENGTH = 2**31 - 1  # pgjdbc's `unknownLength` default, Integer.MAX_VALUE
+# Types JDBC (pgjdbc) calls CHAR or VARCHAR: the ones Debezium's string masks apply to.
+CHARACTER_TYPES = frozenset({TEXT, VARCHAR, BPCHAR, CHAR, NAME})
+
+
+def column_length(oid: int, typmod: int) -> int:
+    """A column's length as Debezium's PostgreSQL connector derives it (`ColumnMetaData`, `PostgresType`):
+    pgjdbc's precision, or its display size where the precision is 0 and there is no type modifier."""
+    if oid in (INT2, INT4, OID, INT8, FLOAT4, FLOAT8, CHAR, BOOL):
+        return {INT2: 5, INT4: 10, OID: 10, INT8: 19, FLOAT4: 8, FLOAT8: 17, CHAR: 1, BOOL: 1}[oid]
+    if oid == NUMERIC:
+        if typmod == NO_MODIFIER:
+            return 131089  # the display size of an unconstrained numeric
+        return numeric_precision_scale(typmod)[0]
+    if oid in (BPCHAR, VARCHAR):
+        return UNKNOWN_LENGTH if typmod == NO_MODIFIER else typmod - 4
+    if oid == DATE:
+        return 13
+    if oid == INTERVAL:
+        return 49
+    if oid in (TIME, TIMETZ, TIMESTAMP, TIMESTAMPTZ):
+        seconds = {NO_MODIFIER: 7, 0: 0, 1: 3}.get(typmod, typmod + 1)
+        return {TIME: 8, TIMETZ: 14, TIMESTAMP: 22, TIMESTAMPTZ: 28}[oid] + seconds
+    return UNKNOWN_LENGTH
+
+
 def column_type(oid: int, typmod: int, modes: Modes = Modes()) -> ColumnType | None:
     """The schema and decoder Debezium gives a column of type `oid` with modifier `typmod`; None if none."""
     simple = _SIMPLE.get(oid)

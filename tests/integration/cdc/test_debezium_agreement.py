@@ -406,3 +406,34 @@ def test_column_filters_and_custom_keys_agree_with_debezium_s(
     first = both.ours["public.people"][0]
     assert first.key["payload"] == {"name": "ann"}
     assert set(first.value["payload"]["after"]) == {"name", "note"}
+
+
+def test_masked_hashed_and_truncated_columns_agree_with_debezium_s(
+    database: SqlDatabase, kafka_bootstrap: str, java_connect: str, tmp_path: Path
+) -> None:
+    """column.mask.with.N.chars (a null masked too), column.mask.hash (v1: the value as Java serializes it;
+    v2: its bytes; a varchar(10)'s hash cut to 10), column.truncate.to.N.chars (a char(4) cut to 2, a key
+    column left alone in the key): the same values and the same schema parameters on both sides."""
+    database.execute("CREATE TABLE cards (id int PRIMARY KEY, holder varchar(10), pan text, tag char(4), memo text)")
+    transactions = [
+        ("INSERT INTO people VALUES (1, 'ann', 'first', 'big value')",),
+        ("INSERT INTO people VALUES (2, 'bob', NULL, NULL)",),
+        ("INSERT INTO cards VALUES (7, 'Ann Ämber', '4111 1111 1111 1111', 'gold', 'héllo wörld 😀')",),
+        ("UPDATE cards SET memo = NULL, holder = NULL WHERE id = 7",),
+    ]
+    config = {
+        "column.mask.with.5.chars": "public.people.note",
+        "column.mask.hash.SHA-256.with.salt.CzQMA0cB5K": "public.people.name,public.cards.pan",
+        "column.mask.hash.v2.SHA-256.with.salt.s4lt": "public.cards.holder",
+        "column.truncate.to.2.chars": "public.cards.tag,public.people.id",
+        "column.truncate.to.4.chars": "public.people.big,public.cards.memo",
+    }
+    counts = {"public.people": 2, "public.cards": 2}
+    both = run_both(java_connect, kafka_bootstrap, database, tmp_path, "people,cards", config, transactions, counts)
+
+    both.agree("public.people")
+    both.agree("public.cards")
+    bob = both.ours["public.people"][1].value["payload"]["after"]
+    assert bob["note"] == "*****" and bob["big"] is None
+    card = both.ours["public.cards"][0].value["payload"]["after"]
+    assert len(card["holder"]) == 10 and card["tag"] == "go" and card["pan"] != "4111 1111 1111 1111"
