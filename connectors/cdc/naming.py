@@ -31,6 +31,7 @@ class TopicNaming:
     prefix: str
     delimiter: str = TOPIC_DELIMITER
     heartbeat_prefix: str = HEARTBEAT_TOPIC_PREFIX
+    heartbeat_name: str = ""  # `topic.heartbeat.name`: the heartbeat topic's whole name, when set
     transaction_suffix: str = "transaction"
 
     def data_topic(self, schema: str, table: str) -> str:
@@ -39,7 +40,7 @@ class TopicNaming:
 
     @property
     def heartbeat_topic(self) -> str:
-        return self.delimiter.join((self.heartbeat_prefix, self.prefix))
+        return self.heartbeat_name or self.delimiter.join((self.heartbeat_prefix, self.prefix))
 
     @property
     def transaction_topic(self) -> str:

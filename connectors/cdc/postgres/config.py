@@ -22,6 +22,7 @@ from connect.api import (
     invalid_value,
 )
 from connectors.cdc.column_mappers import MAPPER_PREFIXES, mapper_key_problem
+from connectors.cdc.naming import HEARTBEAT_TOPIC_PREFIX, TopicNaming
 from connectors.cdc.postgres.catalog import ALL_TABLES, DISABLED, FILTERED, NO_TABLES, TableFilter
 from connectors.cdc.postgres.columns import ColumnFilter, KeyColumns, key_columns_problem
 from connectors.cdc.postgres.types import BinaryMode, DecimalMode, IntervalMode, Modes, TimePrecisionMode
@@ -53,6 +54,8 @@ POLL_INTERVAL_MS = "poll.interval.ms"
 PLACEHOLDER = "unavailable.value.placeholder"
 SLOT_MAX_RETRIES, SLOT_RETRY_DELAY_MS = "slot.max.retries", "slot.retry.delay.ms"
 HEARTBEAT_INTERVAL_MS = "heartbeat.interval.ms"
+HEARTBEAT_ACTION_QUERY = "heartbeat.action.query"
+TOPIC_HEARTBEAT_PREFIX, TOPIC_HEARTBEAT_NAME = "topic.heartbeat.prefix", "topic.heartbeat.name"
 PROVIDE_TRANSACTION_METADATA = "provide.transaction.metadata"
 
 PGOUTPUT = "pgoutput"
@@ -63,9 +66,6 @@ OPERATIONS = ("c", "u", "d", "t")
 # Debezium's keys kconnect does not implement yet, with the value under which they change nothing
 # (None: any value counts as using the key).
 _NOT_YET: dict[str, str | None] = {
-    "topic.heartbeat.prefix": "__debezium-heartbeat",
-    "topic.heartbeat.name": None,
-    "heartbeat.action.query": None,
     "signal.data.collection": None,
     "include.unknown.datatypes": "false",
     "hstore.handling.mode": "json",
@@ -90,10 +90,19 @@ _NOT_YET: dict[str, str | None] = {
 _NOT_YET_PREFIXES = ("incremental.snapshot.", "snapshot.mode.")
 
 
+def _topic_name(name: str, value: Any) -> None:
+    _topic_prefix(name, value)
+
+
 def _topic_prefix(name: str, value: Any) -> None:
     text = "" if value is None else str(value)
     if not text or len(text) > 249 or not re.fullmatch(r"[A-Za-z0-9._-]+", text):
         raise invalid_value(name, value, "1 to 249 characters of ASCII letters, digits, '.', '_' and '-'")
+
+
+def _optional_topic_name(name: str, value: Any) -> None:
+    if value:
+        _topic_name(name, value)
 
 
 def _skipped(name: str, value: Any) -> None:
@@ -238,6 +247,32 @@ CONFIG_DEF: ConfigDef = (
         "of the last commit seen, so the slot moves on while only tables that are not captured change (0: never)",
     )
     .define(
+        HEARTBEAT_ACTION_QUERY,
+        ConfigType.STRING,
+        "",
+        None,
+        Importance.LOW,
+        "SQL run on the database with every heartbeat, e.g. an upsert into a small published table, so a slot "
+        "whose captured tables are quiet still has changes to be confirmed past (needs heartbeat.interval.ms)",
+    )
+    .define(
+        TOPIC_HEARTBEAT_PREFIX,
+        ConfigType.STRING,
+        HEARTBEAT_TOPIC_PREFIX,
+        _topic_name,
+        Importance.LOW,
+        "The heartbeat topic is <this>.<topic.prefix>",
+    )
+    .define(
+        TOPIC_HEARTBEAT_NAME,
+        ConfigType.STRING,
+        "",
+        _optional_topic_name,
+        Importance.LOW,
+        "The heartbeat topic's whole name, in place of <topic.heartbeat.prefix>.<topic.prefix> (connectors may "
+        "share it)",
+    )
+    .define(
         SLOT_MAX_RETRIES,
         ConfigType.INT,
         6,
@@ -332,6 +367,14 @@ def table_filter(config: Config) -> TableFilter:
 
 def column_filter(config: Config) -> ColumnFilter:
     return ColumnFilter(config.get_str(COLUMN_INCLUDE), config.get_str(COLUMN_EXCLUDE))
+
+
+def topic_naming(config: Config) -> TopicNaming:
+    return TopicNaming(
+        config.get_str(TOPIC_PREFIX),
+        heartbeat_prefix=config.get_str(TOPIC_HEARTBEAT_PREFIX),
+        heartbeat_name=config.get_str(TOPIC_HEARTBEAT_NAME),
+    )
 
 
 def key_columns(config: Config) -> KeyColumns:

@@ -31,7 +31,6 @@ from connect.api.records import Header
 from connect.api.version import distribution_version
 from connectors.cdc.column_mappers import ColumnMappers
 from connectors.cdc.metadata_records import heartbeat
-from connectors.cdc.naming import TopicNaming
 from connectors.cdc.postgres import catalog
 from connectors.cdc.postgres import config as keys
 from connectors.cdc.postgres.changes import (
@@ -44,6 +43,7 @@ from connectors.cdc.postgres.changes import (
 )
 from connectors.cdc.postgres.confirmer import SlotConfirmer
 from connectors.cdc.postgres.events import ChangeRecord, EventContext, TableEvents, context_headers
+from connectors.cdc.postgres.heartbeat_action import HeartbeatAction
 from connectors.cdc.postgres.offsets import INITIAL, PostgresOffset, source_partition
 from connectors.cdc.postgres.pgoutput import Relation, format_lsn
 from connectors.cdc.postgres.replication import ReplicationStream
@@ -110,7 +110,7 @@ class PostgresSourceTask(SourceTask):
         config = Config(keys.CONFIG_DEF, props)
         self._params = keys.connection_params(config)
         self._server = config.get_str(keys.TOPIC_PREFIX)
-        self._naming = TopicNaming(self._server)
+        self._naming = keys.topic_naming(config)
         self._modes = keys.modes(config)
         self._filter = keys.table_filter(config)
         self._columns = keys.column_filter(config)
@@ -123,6 +123,11 @@ class PostgresSourceTask(SourceTask):
         self._poll_s = config.get_int(keys.POLL_INTERVAL_MS) / 1000
         self._slot_tries = config.get_int(keys.SLOT_MAX_RETRIES) + 1
         self._heartbeat_s = config.get_int(keys.HEARTBEAT_INTERVAL_MS) / 1000
+        query = config.get_str(keys.HEARTBEAT_ACTION_QUERY).strip()
+        params = self._params
+        self._heartbeat_action = (
+            HeartbeatAction(query, lambda: psycopg.connect(**params, autocommit=True)) if query else None
+        )
         self._last_heartbeat = time.monotonic()
         self._commit_offset: PostgresOffset | None = None  # the position of the last commit seen
         self._slot_retry_s = config.get_int(keys.SLOT_RETRY_DELAY_MS) / 1000
@@ -306,14 +311,20 @@ class PostgresSourceTask(SourceTask):
 
     def _heartbeat(self) -> list[Emitted]:
         """Debezium's heartbeat after a commit or an empty read, at most every `heartbeat.interval.ms`: its
-        offset is the last commit's, so the slot can be confirmed past transactions that wrote nothing here."""
+        offset is the last commit's, so the slot can be confirmed past transactions that wrote nothing here
+        (no record before a first commit was seen). `heartbeat.action.query` runs with every heartbeat."""
         now = time.monotonic()
-        if self._heartbeat_s <= 0 or self._commit_offset is None or now - self._last_heartbeat < self._heartbeat_s:
+        if self._heartbeat_s <= 0 or now - self._last_heartbeat < self._heartbeat_s:
             return []
         self._last_heartbeat = now
-        key, value = heartbeat(self._server, time.time_ns() // 1_000_000)
-        record = ChangeRecord(self._naming.heartbeat_topic, key.schema, key, value.schema, value)
-        return [(record, self._commit_offset)]
+        records: list[Emitted] = []
+        if self._commit_offset is not None:
+            key, value = heartbeat(self._server, time.time_ns() // 1_000_000)
+            record = ChangeRecord(self._naming.heartbeat_topic, key.schema, key, value.schema, value)
+            records.append((record, self._commit_offset))
+        if self._heartbeat_action is not None:
+            self._heartbeat_action.run()
+        return records
 
     def _start_streaming(self, stream: ReplicationStream) -> None:
         """Start the stream; a slot still held by another connection (this task's previous instance, whose
@@ -448,6 +459,8 @@ class PostgresSourceTask(SourceTask):
     def stop(self) -> None:
         self._stopping = True
         self._confirmer.close()
+        if self._heartbeat_action is not None:
+            self._heartbeat_action.close()
         if self._stream is not None:
             self._stream.close()
         self._catalog.close()

@@ -167,6 +167,39 @@ def test_heartbeats_move_the_slot_past_transactions_of_tables_that_are_not_captu
         wait_until(lambda: confirmed_lsn(database) > int(str(before)), 30, "the slot confirmed past the other table")
 
 
+def test_a_heartbeat_action_query_runs_with_every_heartbeat_and_a_broken_one_fails_the_task(
+    database: SqlDatabase, kafka_bootstrap: str, tmp_path: Path
+) -> None:
+    """`heartbeat.action.query` upserting into a captured `beats` table runs with every heartbeat while the
+    other captured table is quiet: its changes stream as events, and the heartbeats go to the topic named by
+    `topic.heartbeat.name`. A query on a missing table fails the task, as Debezium's."""
+    database.execute("CREATE TABLE beats (id int PRIMARY KEY, at timestamptz NOT NULL)")
+    prefix = f"kc{uuid.uuid4().hex[:8]}"
+    config = {
+        **postgres_connector(database, prefix, "items,beats", **{"slot.retry.delay.ms": "500"}),
+        "heartbeat.interval.ms": "500",
+        "heartbeat.action.query": "INSERT INTO beats VALUES (1, now()) ON CONFLICT (id) DO UPDATE SET at = now()",
+        "topic.heartbeat.name": f"{prefix}-beats",
+    }
+    with running_worker(worker_props(kafka_bootstrap, tmp_path / "offsets", **JSON)) as (_, client):
+        create_connector(client, "cdc", config)
+        wait_until(lambda: task_state(client) == "RUNNING", 60, "the task to run")
+        beats = events(kafka_bootstrap, f"{prefix}.public.beats", 3)
+        assert [(b["payload"]["op"], b["payload"]["after"]["id"]) for b in beats if b] == [("c", 1), ("u", 1), ("u", 1)]
+        assert high_watermark(kafka_bootstrap, f"{prefix}-beats") >= 1, "heartbeats go to topic.heartbeat.name"
+
+        client.delete("/connectors/cdc")
+        broken = {**config, "heartbeat.action.query": "UPDATE missing SET x = 1"}
+        create_connector(client, "cdc", broken)
+
+        def failed() -> str:
+            tasks = (status_of(client, "cdc") or {}).get("tasks") or []
+            return str(tasks[0].get("trace")) if tasks and tasks[0].get("state") == "FAILED" else ""
+
+        trace = wait_until(failed, 60, "the task with a broken heartbeat query to fail")
+        assert "Could not execute heartbeat action query (Error: 42P01)" in trace
+
+
 def test_a_restart_inside_a_transaction_continues_its_counts_without_a_second_begin(
     database: SqlDatabase, kafka_bootstrap: str, tmp_path: Path
 ) -> None:
