@@ -43,6 +43,11 @@ class TopicNaming:
         return self.heartbeat_name or self.delimiter.join((self.heartbeat_prefix, self.prefix))
 
     @property
+    def message_topic(self) -> str:
+        """Logical decoding messages: `<topic.prefix>.message` (`LogicalDecodingMessageMonitor`)."""
+        return self.prefix + ".message"
+
+    @property
     def transaction_topic(self) -> str:
         return self.delimiter.join((self.prefix, self.transaction_suffix))
 

@@ -9,6 +9,8 @@ stream and again after the table changed, so a change always finds its table's c
 
 from __future__ import annotations
 
+import dataclasses
+import time
 from dataclasses import dataclass, field
 
 from connectors.cdc.postgres.pgoutput import (
@@ -82,6 +84,9 @@ class ChangeTracker:
     # messages do not count, as Debezium's decoder keeps them to itself, nor does a transactional logical
     # decoding message (Debezium's `LogicalDecodingMessage.isLastEventForLsn`).
     processed_lsn: int | None = None
+    # The commit time of the last transaction seen: Debezium's `source` keeps it for a non-transactional
+    # logical decoding message, which has none of its own (None: none seen, the message gets the time now).
+    last_commit_time_us: int | None = None
     _begin: Begin | None = None
     _origin: Origin | None = None
 
@@ -125,10 +130,15 @@ class ChangeTracker:
             relations = tuple(self.relations[relation_id] for relation_id in message.relation_ids)
             return TableTruncate(relations, self._position(lsn), processed_before)
         elif isinstance(message, LogicalMessage):
-            return EmittedMessage(message, self._position(lsn))
+            if message.transactional:
+                return EmittedMessage(message, self._position(lsn))
+            # Outside any transaction: Debezium commits it as it comes (`commitMessage`), before its record.
+            self.last_commit_lsn = lsn
+            commit_time = self.last_commit_time_us or time.time_ns() // 1000
+            return EmittedMessage(message, dataclasses.replace(self._position(lsn), commit_time_us=commit_time))
         elif isinstance(message, Commit):
             position = self._position(lsn)
-            self.last_commit_lsn, self._begin = lsn, None
+            self.last_commit_lsn, self.last_commit_time_us, self._begin = lsn, position.commit_time_us, None
             return TransactionEnd(lsn, position)
         return None
 

@@ -25,6 +25,7 @@ from connectors.cdc.column_mappers import MAPPER_PREFIXES, mapper_key_problem
 from connectors.cdc.naming import HEARTBEAT_TOPIC_PREFIX, TopicNaming
 from connectors.cdc.postgres.catalog import ALL_TABLES, DISABLED, FILTERED, NO_TABLES, TableFilter
 from connectors.cdc.postgres.columns import ColumnFilter, KeyColumns, key_columns_problem
+from connectors.cdc.postgres.logical_messages import PrefixFilter
 from connectors.cdc.postgres.types import BinaryMode, DecimalMode, IntervalMode, Modes, TimePrecisionMode
 
 HOSTNAME, PORT, USER, PASSWORD, DBNAME = (
@@ -43,6 +44,7 @@ SCHEMA_INCLUDE, SCHEMA_EXCLUDE = "schema.include.list", "schema.exclude.list"
 TABLE_INCLUDE, TABLE_EXCLUDE = "table.include.list", "table.exclude.list"
 COLUMN_INCLUDE, COLUMN_EXCLUDE = "column.include.list", "column.exclude.list"
 MESSAGE_KEY_COLUMNS = "message.key.columns"
+MESSAGE_PREFIX_INCLUDE, MESSAGE_PREFIX_EXCLUDE = "message.prefix.include.list", "message.prefix.exclude.list"
 LIST_PAIRS = ((TABLE_INCLUDE, TABLE_EXCLUDE), (SCHEMA_INCLUDE, SCHEMA_EXCLUDE), (COLUMN_INCLUDE, COLUMN_EXCLUDE))
 TOMBSTONES_ON_DELETE = "tombstones.on.delete"
 DECIMAL_MODE, TIME_PRECISION_MODE = "decimal.handling.mode", "time.precision.mode"
@@ -247,6 +249,23 @@ CONFIG_DEF: ConfigDef = (
         "of the last commit seen, so the slot moves on while only tables that are not captured change (0: never)",
     )
     .define(
+        MESSAGE_PREFIX_INCLUDE,
+        ConfigType.STRING,
+        "",
+        None,
+        Importance.LOW,
+        "Regular expressions (comma-separated) of the pg_logical_emit_message prefixes to write to "
+        "<topic.prefix>.message (all, if empty)",
+    )
+    .define(
+        MESSAGE_PREFIX_EXCLUDE,
+        ConfigType.STRING,
+        "",
+        None,
+        Importance.LOW,
+        "Regular expressions (comma-separated) of the message prefixes not to write",
+    )
+    .define(
         HEARTBEAT_ACTION_QUERY,
         ConfigType.STRING,
         "",
@@ -320,11 +339,7 @@ def _refusals(props: Mapping[str, str]) -> dict[str, str]:
         errors[SNAPSHOT_MODE] = f"snapshot.mode={mode} is not supported yet; kconnect has {', '.join(SNAPSHOT_MODES)}"
     if props.get(TIME_PRECISION_MODE) == "isostring":
         errors[TIME_PRECISION_MODE] = "time.precision.mode=isostring is not supported yet"
-    for include, exclude in (
-        (TABLE_INCLUDE, TABLE_EXCLUDE),
-        (SCHEMA_INCLUDE, SCHEMA_EXCLUDE),
-        (COLUMN_INCLUDE, COLUMN_EXCLUDE),
-    ):
+    for include, exclude in (*LIST_PAIRS, (MESSAGE_PREFIX_INCLUDE, MESSAGE_PREFIX_EXCLUDE)):
         if props.get(include) and props.get(exclude):
             errors[exclude] = f"{include} and {exclude} exclude each other"
     return errors
@@ -375,6 +390,10 @@ def topic_naming(config: Config) -> TopicNaming:
         heartbeat_prefix=config.get_str(TOPIC_HEARTBEAT_PREFIX),
         heartbeat_name=config.get_str(TOPIC_HEARTBEAT_NAME),
     )
+
+
+def message_filter(config: Config) -> PrefixFilter:
+    return PrefixFilter(config.get_str(MESSAGE_PREFIX_INCLUDE), config.get_str(MESSAGE_PREFIX_EXCLUDE))
 
 
 def key_columns(config: Config) -> KeyColumns:

@@ -35,6 +35,7 @@ from connectors.cdc.postgres import catalog
 from connectors.cdc.postgres import config as keys
 from connectors.cdc.postgres.changes import (
     ChangeTracker,
+    EmittedMessage,
     ResumeFilter,
     RowChange,
     TableTruncate,
@@ -44,6 +45,7 @@ from connectors.cdc.postgres.changes import (
 from connectors.cdc.postgres.confirmer import SlotConfirmer
 from connectors.cdc.postgres.events import ChangeRecord, EventContext, TableEvents, context_headers
 from connectors.cdc.postgres.heartbeat_action import HeartbeatAction
+from connectors.cdc.postgres.logical_messages import MessageRecords, message_collection
 from connectors.cdc.postgres.offsets import INITIAL, PostgresOffset, source_partition
 from connectors.cdc.postgres.pgoutput import Relation, format_lsn
 from connectors.cdc.postgres.replication import ReplicationStream
@@ -116,6 +118,8 @@ class PostgresSourceTask(SourceTask):
         self._columns = keys.column_filter(config)
         self._key_columns = keys.key_columns(config)
         self._mappers = ColumnMappers.from_config(props)
+        self._message_filter = keys.message_filter(config)
+        self._messages = MessageRecords(self._naming.message_topic, self._modes.binary)
         self._skipped = keys.skipped_operations(config)
         self._tombstones = config.get_bool(keys.TOMBSTONES_ON_DELETE)
         self._placeholder = config.get_str(keys.PLACEHOLDER)
@@ -269,6 +273,8 @@ class PostgresSourceTask(SourceTask):
                 records += self._row_change(change)
             elif isinstance(change, TableTruncate):
                 records += self._truncate(change)
+            elif isinstance(change, EmittedMessage):
+                records += self._logical_message(change)
             elif isinstance(change, TransactionBegin):
                 records += self._transaction_begin(change.position)
             elif isinstance(change, TransactionEnd):
@@ -376,6 +382,24 @@ class PostgresSourceTask(SourceTask):
             made = self._table_events(schema, relation.name).truncate(at)
             emitted += self._stamped(made, offset, f"{schema}.{relation.name}", position)
         return emitted
+
+    def _logical_message(self, change: EmittedMessage) -> list[Emitted]:
+        """An `op=m` record. A transactional message is an event of its transaction that does not count as
+        completely processed (Debezium's `isLastEventForLsn`); a non-transactional one is processed and
+        committed as it comes, so heartbeats carry its position."""
+        message, position = change.message, change.position
+        if message.transactional:
+            offset = stream_offset(position, "MESSAGE", self._tracker.processed_lsn)
+        else:
+            offset = self._commit_offset = stream_offset(position, "MESSAGE", position.lsn)
+        self._position = offset
+        if not self._message_filter.includes(message.prefix):
+            return []
+        source = self._source.struct("", "", position)
+        record = self._messages.record(message, source, time.time_ns() // 1_000_000)
+        if not message.transactional:
+            return [(record, offset)]
+        return self._stamped([record], offset, message_collection(), position)
 
     def _stamped(
         self, made: list[ChangeRecord], offset: PostgresOffset, table: str, position: ChangePosition

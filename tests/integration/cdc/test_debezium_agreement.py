@@ -6,6 +6,8 @@ source block and envelope make of the same row."""
 
 from __future__ import annotations
 
+import base64
+import re
 import time
 import uuid
 from collections.abc import Iterator
@@ -29,6 +31,7 @@ from connectors.cdc.naming import TopicNaming, value_schema_name
 from connectors.cdc.postgres.catalog import table_info
 from connectors.cdc.postgres.changes import ChangeTracker, RowChange, TransactionEnd
 from connectors.cdc.postgres.events import ChangeRecord, EventContext, TableEvents, context_headers
+from connectors.cdc.postgres.logical_messages import MESSAGE_ID_CLASS
 from connectors.cdc.postgres.replication import ReplicationStream
 from connectors.cdc.postgres.snapshot import SnapshotReader
 from connectors.cdc.postgres.source_info import SOURCE_SCHEMA, SourceInfo
@@ -437,3 +440,42 @@ def test_masked_hashed_and_truncated_columns_agree_with_debezium_s(
     assert bob["note"] == "*****" and bob["big"] is None
     card = both.ours["public.cards"][0].value["payload"]["after"]
     assert len(card["holder"]) == 10 and card["tag"] == "go" and card["pan"] != "4111 1111 1111 1111"
+
+
+def test_logical_decoding_messages_agree_with_debezium_s(
+    database: SqlDatabase, kafka_bootstrap: str, java_connect: str, tmp_path: Path
+) -> None:
+    """pg_logical_emit_message, transactional (an event of its transaction, counted in its END) and not (on
+    its own, with the last commit's time), and one whose prefix message.prefix.exclude.list leaves out: the
+    same `op=m` records on `<prefix>.message` and the same transaction records on both sides."""
+    transactions = [
+        ("INSERT INTO people VALUES (1, 'ann', NULL, NULL)", "SELECT pg_logical_emit_message(true, 'outbox', 'one')"),
+        ("SELECT pg_logical_emit_message(false, 'audit', E'\\\\x00ff'::bytea)",),
+        ("SELECT pg_logical_emit_message(true, 'skip-me', 'x')", "INSERT INTO people VALUES (2, 'bob', NULL, NULL)"),
+    ]
+    config = {"provide.transaction.metadata": "true", "message.prefix.exclude.list": "skip.*"}
+    counts = {"message": 2, "transaction": 4, "public.people": 2}
+    both = run_both(java_connect, kafka_bootstrap, database, tmp_path, "people", config, transactions, counts)
+
+    both.agree("message")
+    both.agree("public.people")
+    for mine, theirs in zip(both.ours["transaction"], both.theirs["transaction"], strict=True):
+        assert (mine.key, collections_named(mine.value["payload"])) == (theirs.key, collections_named(theirs.value))
+    outbox, audit = (r.value["payload"] for r in both.ours["message"])
+    assert (outbox["op"], outbox["message"]["prefix"], outbox["transaction"]["total_order"]) == ("m", "outbox", 2)
+    assert outbox["message"]["content"] == base64.b64encode(b"one").decode()
+    assert (audit["message"]["prefix"], audit["transaction"], audit["source"]["txId"]) == ("audit", None, None)
+    end = both.ours["transaction"][1].value["payload"]
+    assert collections_named(end)["data_collections"] == [(MESSAGE_ID_CLASS + "@…", 1), ("public.people", 1)]
+
+
+def collections_named(payload: dict[str, Any]) -> dict[str, Any]:
+    """A transaction record with the identity hash Debezium names a message's data collection after (a new
+    object's, different in every process) replaced by "…", and the collections sorted (the END's order is
+    the HashMap order of those names)."""
+    payload = payload.get("payload", payload)
+    collections = [
+        (re.sub(r"@[0-9a-f]+$", "@…", c["data_collection"]), c["event_count"])
+        for c in payload["data_collections"] or []
+    ]
+    return {**payload, "data_collections": sorted(collections)}
