@@ -61,8 +61,8 @@ TOPIC_HEARTBEAT_PREFIX, TOPIC_HEARTBEAT_NAME = "topic.heartbeat.prefix", "topic.
 PROVIDE_TRANSACTION_METADATA = "provide.transaction.metadata"
 
 PGOUTPUT = "pgoutput"
-INITIAL, INITIAL_ONLY, NO_DATA, ALWAYS = "initial", "initial_only", "no_data", "always"
-SNAPSHOT_MODES = (INITIAL, INITIAL_ONLY, NO_DATA, ALWAYS)
+INITIAL, INITIAL_ONLY, NO_DATA, ALWAYS, WHEN_NEEDED = "initial", "initial_only", "no_data", "always", "when_needed"
+SNAPSHOT_MODES = (INITIAL, INITIAL_ONLY, NO_DATA, ALWAYS, WHEN_NEEDED)
 OPERATIONS = ("c", "u", "d", "t")
 
 # Debezium's keys kconnect does not implement yet, with the value under which they change nothing
@@ -217,10 +217,11 @@ CONFIG_DEF: ConfigDef = (
         SNAPSHOT_MODE,
         ConfigType.STRING,
         INITIAL,
-        ValidString.in_(*SNAPSHOT_MODES, "when_needed", "configuration_based", "custom"),
+        ValidString.in_(*SNAPSHOT_MODES, "configuration_based", "custom"),
         Importance.MEDIUM,
         "initial: snapshot, then stream; initial_only: snapshot only; no_data: stream only; always: snapshot "
-        "at every start",
+        "at every start; when_needed: as initial, and a snapshot again when the stored position is no longer "
+        "on the server (its slot is gone), where the others fail",
     )
     .define(
         SKIPPED_OPERATIONS,

@@ -144,6 +144,17 @@ class PostgresSourceTask(SourceTask):
         self._stream: ReplicationStream | None = None
         self._stopping = False
         self._catalog = psycopg.connect(**self._params, autocommit=True)
+        try:
+            self._prepare(config)
+        except BaseException:
+            # The runtime calls `stop` only after a successful start: release the connections here.
+            if self._stream is not None:
+                self._stream.close()
+            self._catalog.close()
+            raise
+
+    def _prepare(self, config: Config) -> None:
+        """The publication and slot, the stored position checked, and the snapshot to take, if any."""
         catalog.check_logical_decoding(self._catalog)
         captured = catalog.captured_tables(self._catalog, self._filter)
         catalog.ensure_publication(
@@ -156,8 +167,9 @@ class PostgresSourceTask(SourceTask):
         self._stream = ReplicationStream(self._params, slot, self._publications)
         existing = catalog.slot_state(self._catalog, slot)
         mode = config.get_str(keys.SNAPSHOT_MODE)
+        offset = self._checked_position(offset, existing, mode)
         wants_snapshot = mode == keys.ALWAYS or (
-            mode in (keys.INITIAL, keys.INITIAL_ONLY) and (offset is None or offset.in_snapshot)
+            mode in (keys.INITIAL, keys.INITIAL_ONLY, keys.WHEN_NEEDED) and (offset is None or offset.in_snapshot)
         )
         self._streaming = mode != keys.INITIAL_ONLY
         if existing is None:
@@ -195,6 +207,33 @@ class PostgresSourceTask(SourceTask):
             len(captured),
             wants_snapshot,
             format_lsn(start_lsn),
+        )
+
+    def _checked_position(
+        self, offset: PostgresOffset | None, slot: catalog.SlotState | None, mode: str
+    ) -> PostgresOffset | None:
+        """The stored offset, if the server still has the WAL from its position on: its slot still exists
+        (Debezium's log position check, `PostgresConnection.validateLogPosition`). If not, when_needed starts
+        over with a snapshot (None) and the other streaming modes fail, as Debezium's do: a new slot would
+        start streaming after the gap, silently skipping its changes.
+
+        Unlike Debezium's check, a slot whose `restart_lsn` has passed the stored position passes: psycopg2
+        moves an idle slot on to the server's position once everything received is confirmed, so a slot
+        ahead of the offset is what a quiet database looks like here, not a gap."""
+        if offset is None or offset.in_snapshot or mode == keys.INITIAL_ONLY or slot is not None:
+            return offset
+        stored = format_lsn(offset.resume_lsn or 0)
+        if mode == keys.WHEN_NEEDED:
+            log.warning(
+                "The stored position %s is no longer on the server (its slot is gone): snapshot.mode=when_needed, "
+                "so a new snapshot fills the gap",
+                stored,
+            )
+            return None
+        raise ConnectError(
+            f"The connector is trying to read change stream starting at {stored}, but this is no longer available "
+            "on the server (its replication slot is gone). Reconfigure the connector to use a snapshot mode when "
+            "needed."
         )
 
     # -- snapshot ---------------------------------------------------------------------------------------

@@ -200,6 +200,46 @@ def test_a_heartbeat_action_query_runs_with_every_heartbeat_and_a_broken_one_fai
         assert "Could not execute heartbeat action query (Error: 42P01)" in trace
 
 
+def test_a_slot_gone_while_the_connector_was_away_fails_initial_and_makes_when_needed_snapshot_again(
+    database: SqlDatabase, kafka_bootstrap: str, tmp_path: Path
+) -> None:
+    """The connector's slot dropped while it was stopped, and a row inserted meanwhile: a new slot would stream
+    from after that row. With snapshot.mode=initial the task fails saying so (Debezium's log position check);
+    with when_needed it takes a new snapshot, the missed row among its rows, then streams on."""
+    prefix = f"kc{uuid.uuid4().hex[:8]}"
+    topic = f"{prefix}.public.items"
+    props = worker_props(kafka_bootstrap, tmp_path / "offsets", **JSON)
+    with running_worker(props) as (_, client):
+        create_connector(client, "cdc", connector_config(database, prefix))
+        events(kafka_bootstrap, topic, 2)  # the snapshot
+        database.execute("INSERT INTO items VALUES (3, 'nib', NULL)")
+        events(kafka_bootstrap, topic, 3)
+    drop_slot(database, slot_name(database))
+    database.execute("INSERT INTO items VALUES (4, 'cap', 2)")
+
+    with running_worker(props) as (_, client):
+        create_connector(client, "cdc", connector_config(database, prefix))
+
+        def failed() -> str:
+            tasks = (status_of(client, "cdc") or {}).get("tasks") or []
+            return str(tasks[0].get("trace")) if tasks and tasks[0].get("state") == "FAILED" else ""
+
+        assert "no longer available on the server" in wait_until(failed, 60, "initial to refuse the gap")
+        assert high_watermark(kafka_bootstrap, topic) == 3
+
+        client.delete("/connectors/cdc")
+        create_connector(client, "cdc", {**connector_config(database, prefix), "snapshot.mode": "when_needed"})
+        again = events(kafka_bootstrap, topic, 7)[3:]
+        assert [summary(e) for e in again] == [
+            ("r", 1, "pen", "first"),
+            ("r", 2, "ink", "true"),
+            ("r", 3, "nib", "true"),
+            ("r", 4, "cap", "last"),
+        ]
+        database.execute("INSERT INTO items VALUES (5, 'pad', 1)")
+        assert summary(events(kafka_bootstrap, topic, 8)[7]) == ("c", 5, "pad", "false")
+
+
 def test_a_restart_inside_a_transaction_continues_its_counts_without_a_second_begin(
     database: SqlDatabase, kafka_bootstrap: str, tmp_path: Path
 ) -> None:
