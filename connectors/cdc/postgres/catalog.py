@@ -82,14 +82,26 @@ def table_info(connection: psycopg.Connection, schema: str, table: str) -> Table
     """The table's columns in order (dropped ones left out) and its primary key, in key order."""
     relation = _qualified(schema, table).as_string(connection)
     with connection.cursor() as cursor:
+        # With each column its array element type, and an enum's (or an enum array's) labels in sort order.
         cursor.execute(
-            "SELECT attname, atttypid, atttypmod, attnotnull FROM pg_attribute "
-            "WHERE attrelid = %s::regclass AND attnum > 0 AND NOT attisdropped ORDER BY attnum",
+            "SELECT a.attname, a.atttypid, a.atttypmod, a.attnotnull, "
+            "CASE WHEN t.typcategory = 'A' THEN t.typelem END, "
+            "(SELECT array_agg(e.enumlabel::text ORDER BY e.enumsortorder) FROM pg_enum e "
+            "WHERE e.enumtypid = CASE WHEN t.typcategory = 'A' THEN t.typelem ELSE t.oid END) "
+            "FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid "
+            "WHERE a.attrelid = %s::regclass AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum",
             (relation,),
         )
         columns = tuple(
-            ColumnInfo(str(name), int(oid), int(typmod), optional=not bool(not_null))
-            for name, oid, typmod, not_null in cursor.fetchall()
+            ColumnInfo(
+                str(name),
+                int(oid),
+                int(typmod),
+                optional=not bool(not_null),
+                element_oid=None if element is None else int(element),
+                enum_labels=None if labels is None else tuple(str(label) for label in labels),
+            )
+            for name, oid, typmod, not_null, element, labels in cursor.fetchall()
         )
         cursor.execute(
             "SELECT a.attname FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid "

@@ -23,9 +23,10 @@ from connect.api.errors import DataError
 from connectors.cdc.column_mappers import ColumnMappers, Convert, MappedColumn
 from connectors.cdc.envelope import Operation, TransactionPosition, envelope, envelope_schema
 from connectors.cdc.naming import key_schema_name, value_schema_name
+from connectors.cdc.postgres.composite_types import array_placeholder, column_kind
 from connectors.cdc.postgres.pgoutput import UNCHANGED_TOAST, Tuple
 from connectors.cdc.postgres.source_info import SOURCE_SCHEMA
-from connectors.cdc.postgres.types import CHARACTER_TYPES, ColumnType, Modes, column_length, column_type
+from connectors.cdc.postgres.types import CHARACTER_TYPES, ColumnType, Modes, column_length
 
 PK_UPDATE_NEWKEY_HEADER = "__debezium.newkey"
 PK_UPDATE_OLDKEY_HEADER = "__debezium.oldkey"
@@ -51,6 +52,8 @@ class ColumnInfo:
     type_oid: int
     type_modifier: int
     optional: bool  # the column is nullable
+    element_oid: int | None = None  # an array's element type
+    enum_labels: tuple[str, ...] | None = None  # an enum's (or an enum array's) labels, in their sort order
 
 
 @dataclass(frozen=True)
@@ -101,7 +104,9 @@ class TableEvents:
         self._mapped: dict[int, Convert] = {}  # column position → its mapper's converter
         value_fields: list[tuple[str, Schema]] = []
         for position, column in enumerate(self.table.columns):
-            kind = column_type(column.type_oid, column.type_modifier, self.modes)
+            kind = column_kind(
+                column.type_oid, column.type_modifier, self.modes, column.element_oid, column.enum_labels
+            )
             if kind is not None and column.optional:
                 kind = kind.optional()
             self._types.append(kind)
@@ -170,6 +175,8 @@ class TableEvents:
             return self.placeholder
         if kind.schema.type is SchemaType.BYTES and kind.schema.name is None:
             return self.placeholder.encode()
+        if kind.schema.type is SchemaType.ARRAY and (values := array_placeholder(kind.schema, self.placeholder)):
+            return values
         raise DataError(f"no placeholder for an unchanged TOASTed value of type {kind.schema.type.name}")
 
     def _row(self, values: Sequence[Any]) -> Struct:

@@ -9,9 +9,10 @@ decimal), time types their fractional digits (6 when unconstrained). Temporal va
 `interval.handling.mode`.
 
 Covered: booleans, integers, oid, floats, numeric, the character types, json/jsonb, xml, uuid, inet, cidr,
-macaddr, ranges, bytea, date, time, timetz, timestamp, timestamptz, interval. `column_type` answers None
-for any other type (arrays, enums, money, bit strings, points, geometry, hstore, ...): the caller leaves
-such a column out, as Debezium does with a type it has no schema for, and says so. Infinite dates and
+macaddr, ranges, bytea, date, time, timetz, timestamp, timestamptz, interval (enums and arrays:
+`composite_types.py`). `column_type` answers None for any other type (money, bit strings, points, geometry,
+hstore, ...): the caller leaves such a column out, as Debezium does with a type it has no schema for, and
+says so. Infinite dates and
 timestamps and BC dates are refused with a DataError for now.
 """
 

@@ -479,3 +479,37 @@ def collections_named(payload: dict[str, Any]) -> dict[str, Any]:
         for c in payload["data_collections"] or []
     ]
     return {**payload, "data_collections": sorted(collections)}
+
+
+def test_enums_and_arrays_agree_with_debezium_s(
+    database: SqlDatabase, kafka_bootstrap: str, java_connect: str, tmp_path: Path
+) -> None:
+    """An enum (STRING `io.debezium.data.Enum`, its labels in sort order as `allowed`), an array of it, and
+    arrays of ints, text (quotes, commas, backslashes, NULL elements and the string "NULL"), numeric(6,2),
+    booleans, floats, uuids and jsonb: the same schemas and values on both sides, an empty array and a null
+    one included."""
+    database.execute(
+        "CREATE TYPE mood AS ENUM ('sad', 'ok', 'happy')",
+        "ALTER TYPE mood ADD VALUE 'meh' BEFORE 'ok'",
+        "CREATE TABLE arrays (id int PRIMARY KEY, feeling mood, feelings mood[], ints int[], big bigint[], "
+        "words text[], prices numeric(6,2)[], flags boolean[], ratios float8[], ids uuid[], docs jsonb[])",
+    )
+    transactions = [
+        (
+            "INSERT INTO arrays VALUES (1, 'happy', '{sad,meh}', '{1,NULL,-3}', '{9007199254740993}', "
+            """'{plain,"with space","a,b","quo\\"te","back\\\\slash",NULL,"NULL",""}', '{1.50,NULL,-2}', """
+            "'{t,f,NULL}', '{1.5,-0.25}', '{a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11}', "
+            """ARRAY['{"a": 1}'::jsonb, NULL])""",
+        ),
+        ("INSERT INTO arrays VALUES (2, NULL, '{}', NULL, '{}', '{}', NULL, '{}', NULL, '{}', '{}')",),
+        ("UPDATE arrays SET ints = '{7}', feeling = 'meh' WHERE id = 1",),
+    ]
+    counts = {"public.arrays": 3}
+    both = run_both(java_connect, kafka_bootstrap, database, tmp_path, "arrays", {}, transactions, counts)
+
+    both.agree("public.arrays")
+    first = both.ours["public.arrays"][0].value
+    assert first["payload"]["after"]["words"][:3] == ["plain", "with space", "a,b"]
+    assert first["payload"]["after"]["feelings"] == ["sad", "meh"]
+    feeling = next(f for f in first["schema"]["fields"][1]["fields"] if f["field"] == "feeling")
+    assert feeling["parameters"] == {"allowed": "sad,meh,ok,happy"}
