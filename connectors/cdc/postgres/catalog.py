@@ -9,6 +9,7 @@ regardless of case; the system schemas are never captured.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -79,7 +80,8 @@ def _qualified(schema: str, table: str) -> sql.Composable:
 
 
 def table_info(connection: psycopg.Connection, schema: str, table: str) -> TableInfo:
-    """The table's columns in order (dropped ones left out) and its primary key, in key order."""
+    """The table's columns in order (dropped ones left out) and its key: the primary key in key order, else
+    the columns of its first unique index (`first_unique_index`)."""
     relation = _qualified(schema, table).as_string(connection)
     with connection.cursor() as cursor:
         # With each column its array element type, and an enum's (or an enum array's) labels in sort order.
@@ -110,7 +112,50 @@ def table_info(connection: psycopg.Connection, schema: str, table: str) -> Table
             (relation,),
         )
         keys = tuple(str(name) for (name,) in cursor.fetchall())
+        if not keys:
+            # As pgjdbc's `getIndexInfo(unique=true)` lists them: clustered first, then hash, then the others,
+            # by index name, then column position.
+            cursor.execute(
+                "SELECT ci.relname, k.n, trim(both '\"' from pg_catalog.pg_get_indexdef(ci.oid, k.n, false)) "
+                "FROM pg_catalog.pg_index i JOIN pg_catalog.pg_class ci ON ci.oid = i.indexrelid "
+                "JOIN pg_catalog.pg_am am ON am.oid = ci.relam "
+                "CROSS JOIN LATERAL information_schema._pg_expandarray(i.indkey) AS k "
+                "WHERE i.indrelid = %s::regclass AND i.indisunique "
+                "ORDER BY CASE WHEN i.indisclustered THEN 1 WHEN am.amname = 'hash' THEN 2 ELSE 3 END, "
+                "ci.relname, k.n",
+                (relation,),
+            )
+            keys = first_unique_index([(str(index), int(position), column) for index, position, column in cursor])
     return TableInfo(schema, table, columns, keys)
+
+
+# `PostgresConnection.isTableUniqueIndexIncluded`: an index on a function or an expression is no key.
+_FUNCTION = re.compile(r"^[(]?[A-Za-z0-9_.]+\((?:.+(?:, ?.+)*)?\)")
+_EXPRESSION = re.compile(r"\(+(?:.+(?:[+ - * / < > = ~ ! @ # % ^ & | ` ?] ?.+)+)+\)")
+
+
+def first_unique_index(rows: Sequence[tuple[str, int, str | None]]) -> tuple[str, ...]:
+    """The key of a table with no primary key: the columns of its first unique index none of whose columns
+    is a function or an expression (Debezium's `JdbcConnection.readTableUniqueIndices`); `rows` are
+    (index, position from 1, column) in pgjdbc's order. Empty: no such index, the events have no key."""
+    chosen: dict[int, str] = {}
+    first: str | None = None
+    excluded: set[str] = set()
+    for index, position, column in rows:
+        if index in excluded or position == 0:
+            continue
+        if column is None or _FUNCTION.fullmatch(column) or _EXPRESSION.fullmatch(column):
+            excluded.add(index)
+            if first is None or index == first:
+                first = None
+                chosen.clear()
+            continue
+        if first is None:
+            first = index
+        if index != first:
+            break
+        chosen[position] = column
+    return tuple(chosen[position] for position in sorted(chosen))
 
 
 def ensure_publication(connection: psycopg.Connection, name: str, mode: str, tables: Sequence[tuple[str, str]]) -> None:

@@ -513,3 +513,32 @@ def test_enums_and_arrays_agree_with_debezium_s(
     assert first["payload"]["after"]["feelings"] == ["sad", "meh"]
     feeling = next(f for f in first["schema"]["fields"][1]["fields"] if f["field"] == "feeling")
     assert feeling["parameters"] == {"allowed": "sad,meh,ok,happy"}
+
+
+def test_a_table_without_a_primary_key_is_keyed_by_its_first_unique_index_as_debezium_s(
+    database: SqlDatabase, kafka_bootstrap: str, java_connect: str, tmp_path: Path
+) -> None:
+    """No primary key: the key is the first unique index in pgjdbc's order (by name here) that has no
+    expression column, the expression index `a_lower` coming first by name being passed over; a table with no
+    unique index at all has events without a key. The same records on both sides."""
+    database.execute(
+        "CREATE TABLE accounts (email text NOT NULL, region text NOT NULL, code int NOT NULL, note text)",
+        "CREATE UNIQUE INDEX a_lower ON accounts (lower(email))",
+        "CREATE UNIQUE INDEX b_region_code ON accounts (region, code)",
+        "CREATE UNIQUE INDEX c_email ON accounts (email)",
+        "ALTER TABLE accounts REPLICA IDENTITY USING INDEX b_region_code",
+        "CREATE TABLE notes (body text)",
+    )
+    transactions = [
+        ("INSERT INTO accounts VALUES ('a@x', 'eu', 1, 'first')", "INSERT INTO notes VALUES ('hi')"),
+        ("UPDATE accounts SET note = 'second' WHERE code = 1",),
+        ("UPDATE accounts SET code = 2 WHERE code = 1",),  # the key changes: delete, tombstone, create
+        ("DELETE FROM accounts WHERE code = 2",),
+    ]
+    counts = {"public.accounts": 7, "public.notes": 1}
+    both = run_both(java_connect, kafka_bootstrap, database, tmp_path, "accounts,notes", {}, transactions, counts)
+
+    both.agree("public.accounts")
+    both.agree("public.notes")
+    assert both.ours["public.accounts"][0].key["payload"] == {"region": "eu", "code": 1}
+    assert both.ours["public.notes"][0].key is None
