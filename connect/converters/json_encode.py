@@ -49,7 +49,7 @@ def _convert_to_json(schema: Schema, options: JsonOptions) -> Codec:
     if kind in (SchemaType.FLOAT32, SchemaType.FLOAT64):
         return _to_float(kind)
     if kind is SchemaType.BOOLEAN:
-        return _wrong_type(kind)
+        return _to_bool
     if kind is SchemaType.STRING:
         return _to_str
     if kind is SchemaType.BYTES:
@@ -75,11 +75,12 @@ def _decimal_numeric(value: Any) -> Any:
     raise DataError(f"Invalid type for Decimal, expected Decimal but was {type(value).__name__}")
 
 
-def _wrong_type(kind: SchemaType) -> Codec:
-    def fail(value: Any) -> Any:
-        raise DataError(f"Invalid type for {kind.name}: {type(value).__name__}")
-
-    return fail
+def _to_bool(value: Any) -> Any:
+    # Struct fields take a fast path for a bool (`type(v) is plain`); this is for everything else, and for a
+    # field's default, which is converted once up front.
+    if isinstance(value, bool):
+        return value
+    raise DataError(f"Invalid type for BOOLEAN: {type(value).__name__}")
 
 
 def _to_int(kind: SchemaType) -> Codec:

@@ -85,13 +85,18 @@ def table_info(connection: psycopg.Connection, schema: str, table: str) -> Table
     relation = _qualified(schema, table).as_string(connection)
     with connection.cursor() as cursor:
         # With each column its array element type, and an enum's (or an enum array's) labels in sort order.
+        # Generated columns are left out: pgoutput never sends them (nor are they in its Relation messages).
         cursor.execute(
             "SELECT a.attname, a.atttypid, a.atttypmod, a.attnotnull, "
             "CASE WHEN t.typcategory = 'A' THEN t.typelem END, "
             "(SELECT array_agg(e.enumlabel::text ORDER BY e.enumsortorder) FROM pg_enum e "
-            "WHERE e.enumtypid = CASE WHEN t.typcategory = 'A' THEN t.typelem ELSE t.oid END) "
+            "WHERE e.enumtypid = CASE WHEN t.typcategory = 'A' THEN t.typelem ELSE t.oid END), "
+            "pg_catalog.pg_get_expr(d.adbin, d.adrelid), tn.nspname, t.typname "
             "FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid "
-            "WHERE a.attrelid = %s::regclass AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum",
+            "JOIN pg_namespace tn ON tn.oid = t.typnamespace "
+            "LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum "
+            "WHERE a.attrelid = %s::regclass AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = '' "
+            "ORDER BY a.attnum",
             (relation,),
         )
         columns = tuple(
@@ -102,8 +107,10 @@ def table_info(connection: psycopg.Connection, schema: str, table: str) -> Table
                 optional=not bool(not_null),
                 element_oid=None if element is None else int(element),
                 enum_labels=None if labels is None else tuple(str(label) for label in labels),
+                default_expression=None if default is None else str(default),
+                type_name=(str(type_schema), str(type_name)),
             )
-            for name, oid, typmod, not_null, element, labels in cursor.fetchall()
+            for name, oid, typmod, not_null, element, labels, default, type_schema, type_name in cursor.fetchall()
         )
         cursor.execute(
             "SELECT a.attname FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid "

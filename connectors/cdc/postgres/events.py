@@ -24,6 +24,7 @@ from connectors.cdc.column_mappers import ColumnMappers, Convert, MappedColumn
 from connectors.cdc.envelope import Operation, TransactionPosition, envelope, envelope_schema
 from connectors.cdc.naming import key_schema_name, value_schema_name
 from connectors.cdc.postgres.composite_types import array_placeholder, column_kind
+from connectors.cdc.postgres.defaults import default_value
 from connectors.cdc.postgres.pgoutput import UNCHANGED_TOAST, Tuple
 from connectors.cdc.postgres.source_info import SOURCE_SCHEMA
 from connectors.cdc.postgres.types import CHARACTER_TYPES, ColumnType, Modes, column_length
@@ -54,6 +55,17 @@ class ColumnInfo:
     optional: bool  # the column is nullable
     element_oid: int | None = None  # an array's element type
     enum_labels: tuple[str, ...] | None = None  # an enum's (or an enum array's) labels, in their sort order
+    default_expression: str | None = None  # `pg_get_expr` of its default, if it has one
+    type_name: tuple[str, str] | None = None  # its type's schema and name (for enum defaults)
+
+
+def with_default(column: ColumnInfo, kind: ColumnType) -> ColumnType:
+    """`kind` with the column's default in its schema, as Debezium's `TableSchemaBuilder.addField` puts it."""
+    enum = column.type_name if column.enum_labels is not None and column.element_oid is None else None
+    default = default_value(column.type_oid, column.default_expression, kind, enum)
+    if default is None:
+        return kind
+    return ColumnType(dataclasses.replace(kind.schema, default=default), kind.decode, kind.fallback)
 
 
 @dataclass(frozen=True)
@@ -109,6 +121,8 @@ class TableEvents:
             )
             if kind is not None and column.optional:
                 kind = kind.optional()
+            if kind is not None:
+                kind = with_default(column, kind)
             self._types.append(kind)
             if kind is not None and column.name not in self.excluded_columns:
                 value_fields.append((column.name, self._mapped_schema(position, column, kind.schema)))

@@ -542,3 +542,36 @@ def test_a_table_without_a_primary_key_is_keyed_by_its_first_unique_index_as_deb
     both.agree("public.notes")
     assert both.ours["public.accounts"][0].key["payload"] == {"region": "eu", "code": 1}
     assert both.ours["public.notes"][0].key is None
+
+
+def test_column_defaults_in_the_schemas_agree_with_debezium_s(
+    database: SqlDatabase, kafka_bootstrap: str, java_connect: str, tmp_path: Path
+) -> None:
+    """Defaults as Debezium puts them in the key and value schemas: literals of the mapped types, a
+    placeholder for a generated one (serial's nextval: 0, CURRENT_DATE: 1970-01-01), none for NULL; a
+    generated column is in neither side's events (pgoutput does not send it); a null value of a column with
+    a default then reads as the default, as Kafka's JsonConverter writes it (replace.null.with.default)."""
+    database.execute(
+        "CREATE TYPE shade AS ENUM ('light', 'dark')",
+        "CREATE TABLE defaults (id serial PRIMARY KEY, name text NOT NULL DEFAULT 'anon', "
+        "note varchar(20) DEFAULT 'x', n int DEFAULT -5, big bigint DEFAULT 9007199254740993, "
+        "price numeric(8,2) DEFAULT 1.5, ratio float8 DEFAULT 0.25, flag boolean DEFAULT true, "
+        """doc jsonb DEFAULT '{"a": 1}', uid uuid DEFAULT 'A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11', """
+        "day date DEFAULT '2020-02-03', today date DEFAULT CURRENT_DATE, tone shade DEFAULT 'dark', "
+        "nothing text DEFAULT NULL, twice int GENERATED ALWAYS AS (n * 2) STORED)",
+    )
+    transactions = [
+        ("INSERT INTO defaults DEFAULT VALUES",),
+        ("INSERT INTO defaults (name, note, n, flag, tone) VALUES ('bob', NULL, NULL, false, 'light')",),
+    ]
+    counts = {"public.defaults": 2}
+    both = run_both(java_connect, kafka_bootstrap, database, tmp_path, "defaults", {}, transactions, counts)
+
+    both.agree("public.defaults")
+    first = both.ours["public.defaults"][0]
+    fields = {f["field"]: f.get("default") for f in first.value["schema"]["fields"][1]["fields"]}
+    assert (fields["id"], fields["name"], fields["today"], fields["nothing"]) == (0, "anon", 0, None)
+    assert "twice" not in fields, "pgoutput never sends a generated column"
+    assert first.key["schema"]["fields"][0]["default"] == 0
+    bob = both.ours["public.defaults"][1].value["payload"]["after"]
+    assert (bob["note"], bob["n"]) == ("x", -5), "null values written as their defaults"

@@ -208,6 +208,14 @@ def test_defaults_replace_nulls_unless_disabled() -> None:
     assert read.value.get("n") == 5
 
 
+def test_a_boolean_default_is_written_in_the_schema_and_for_a_null() -> None:
+    schema = Schema.struct([("flag", Schema(SchemaType.BOOLEAN, optional=True, default=False))])
+    written = converter().from_connect_data("t", schema, Struct(schema))
+    assert written is not None
+    assert json.loads(written)["schema"]["fields"][0]["default"] is False
+    assert json.loads(written)["payload"] == {"flag": False}
+
+
 def test_schema_defaults_round_trip_through_the_schema_json() -> None:
     schema = Schema.struct(
         [
