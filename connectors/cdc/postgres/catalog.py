@@ -108,7 +108,7 @@ def table_info(connection: psycopg.Connection, schema: str, table: str) -> Table
                 element_oid=None if element is None else int(element),
                 enum_labels=None if labels is None else tuple(str(label) for label in labels),
                 default_expression=None if default is None else str(default),
-                type_name=(str(type_schema), str(type_name)),
+                type_name=(str(type_schema), str(type_name)) if labels is not None else None,
             )
             for name, oid, typmod, not_null, element, labels, default, type_schema, type_name in cursor.fetchall()
         )

@@ -56,7 +56,7 @@ class ColumnInfo:
     element_oid: int | None = None  # an array's element type
     enum_labels: tuple[str, ...] | None = None  # an enum's (or an enum array's) labels, in their sort order
     default_expression: str | None = None  # `pg_get_expr` of its default, if it has one
-    type_name: tuple[str, str] | None = None  # its type's schema and name (for enum defaults)
+    type_name: tuple[str, str] | None = None  # an enum's (or an enum array's) type: schema and name
 
 
 def with_default(column: ColumnInfo, kind: ColumnType) -> ColumnType:
