@@ -53,6 +53,8 @@ def broker_port() -> int:
 MEMORY_LOG_PARENT = Path("/dev/shm")
 MEMORY_LOG_PREFIX = "kconnect-bench-kafka-"
 STALE_UNSTARTED_S = 600
+# A stopped broker's log written this recently may be a broker between the stop and start of a restart.
+RESTART_GRACE_S = 60
 MEMORY_LOG_MIN_FREE_BYTES = 8 << 30
 """The in-memory log needs room for the largest topics a group keeps at once (a few GB) with margin."""
 LATEST = OffsetSpec.latest()  # type: ignore[no-untyped-call]
@@ -75,6 +77,12 @@ def memory_log_parent() -> Path | None:
     return MEMORY_LOG_PARENT if stats.free >= MEMORY_LOG_MIN_FREE_BYTES else None
 
 
+def _recently_written(place: Path) -> bool:
+    """Anything under the log directory written in the last minute: a broker stopped for a restart."""
+    newest = max((path.stat().st_mtime for path in [place, *place.glob("*"), *place.glob("*/*")]), default=0.0)
+    return time.time() - newest < RESTART_GRACE_S
+
+
 def sweep_stale_memory_logs(parent: Path) -> None:
     """Removes in-memory broker logs no broker runs from any more: what a harness killed with SIGKILL left
     (its reaper ends the broker, but cannot know the directory)."""
@@ -84,8 +92,8 @@ def sweep_stale_memory_logs(parent: Path) -> None:
             # Not started yet (another run's, in its first seconds) or never started: only an old one goes.
             if time.time() - place.stat().st_mtime < STALE_UNSTARTED_S:
                 continue
-        elif any(node.running for node in cluster.status().nodes):
-            continue
+        elif any(node.running for node in cluster.status().nodes) or _recently_written(place):
+            continue  # running, or stopped a moment ago and about to start again (a broker-restart trial)
         log.info("removing the in-memory log of an earlier benchmark broker: %s", place.name)
         shutil.rmtree(place, ignore_errors=True)
 

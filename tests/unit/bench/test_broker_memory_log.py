@@ -1,5 +1,5 @@
 """The benchmark broker's in-memory log: what a killed harness left behind is swept at the next run, and
-nothing of a run that is starting or running."""
+nothing of a run that is starting, running, or between the stop and start of a broker restart."""
 
 from __future__ import annotations
 
@@ -19,19 +19,25 @@ def _recorded_cluster(place: Path) -> None:
 
 
 def test_logs_no_broker_runs_from_are_removed_and_a_starting_run_is_left_alone(tmp_path: Path) -> None:
-    stopped, starting, abandoned, other = (
+    stopped, restarting, starting, abandoned, other = (
         tmp_path / f"{MEMORY_LOG_PREFIX}stopped",
+        tmp_path / f"{MEMORY_LOG_PREFIX}restarting",
         tmp_path / f"{MEMORY_LOG_PREFIX}starting",
         tmp_path / f"{MEMORY_LOG_PREFIX}abandoned",
         tmp_path / "someone-elses",
     )
-    for place in (stopped, starting, abandoned, other):
+    for place in (stopped, restarting, starting, abandoned, other):
         place.mkdir()
     _recorded_cluster(stopped)
+    _recorded_cluster(restarting)  # stopped a moment ago: its files are fresh
     old = time.time() - STALE_UNSTARTED_S - 60
-    os.utime(abandoned, (old, old))
-    os.utime(other, (old, old))
+    for path in (abandoned, other, stopped, *stopped.iterdir()):
+        os.utime(path, (old, old))
 
     sweep_stale_memory_logs(tmp_path)
 
-    assert sorted(p.name for p in tmp_path.iterdir()) == [f"{MEMORY_LOG_PREFIX}starting", "someone-elses"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        f"{MEMORY_LOG_PREFIX}restarting",
+        f"{MEMORY_LOG_PREFIX}starting",
+        "someone-elses",
+    ]
