@@ -55,10 +55,10 @@ def test_a_connector_posted_to_the_worker_container_runs_and_its_records_arrive(
     values = read_topic(kafka_bootstrap, topic, 1, "read_uncommitted")
     assert len(values) == records, container.logs()
     assert len(set(values)) == records, "each sequence record once"
-    # The built-in connectors that need drivers (the SQL ones) load too: a plug-in whose import fails is left
-    # out of this list.
+    # The built-in connectors that need drivers (the SQL ones, PostgreSQL CDC's psycopg2) load too: a plug-in
+    # whose import fails is left out of this list.
     plugins = {p["class"].rsplit(".", 1)[-1] for p in httpx.get(f"{url}/connector-plugins", timeout=10).json()}
-    assert {"SqlSourceConnector", "SqlSinkConnector"} <= plugins, plugins
+    assert {"SqlSourceConnector", "SqlSinkConnector", "PostgresConnector"} <= plugins, plugins
 
 
 def test_the_engine_stopping_the_container_stops_the_worker_cleanly_within_the_grace_period(
