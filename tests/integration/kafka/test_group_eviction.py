@@ -7,7 +7,6 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterator, Mapping
-from typing import Any
 
 import pytest
 from confluent_kafka import Consumer, KafkaException
@@ -19,6 +18,7 @@ from connect.runtime.kafka import KafkaClients
 from connect.runtime.kafka.client_config import to_librdkafka
 from connect.runtime.kafka.group_eviction import GroupEviction, GroupEvictionError
 from tests.fixtures.kafka import TopicFactory
+from tests.support.partition_recorder import PartitionRecorder
 from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.integration
@@ -184,23 +184,6 @@ def test_a_wrong_password_is_an_eviction_error_saying_so(secured_kafka_keys: dic
         GroupEviction(config).members("any-group")
 
 
-class _Recorder:
-    """A RebalanceListener that only records."""
-
-    def __init__(self) -> None:
-        self.assigned: set[int] = set()
-
-    def on_partitions_assigned(self, partitions: list[Any]) -> dict[Any, int]:
-        self.assigned.update(p.partition for p in partitions)
-        return {}
-
-    def on_partitions_revoked(self, partitions: list[Any]) -> None:
-        self.assigned.difference_update(p.partition for p in partitions)
-
-    def on_partitions_lost(self, partitions: list[Any]) -> None:
-        self.on_partitions_revoked(partitions)
-
-
 @pytest.mark.parametrize("client_id", [None, "shared-by-the-user"])
 def test_a_sink_task_s_new_consumer_evicts_its_previous_instance_s_unless_the_user_chose_the_client_id(
     kafka_bootstrap: str, topic_factory: TopicFactory, client_id: str | None
@@ -224,7 +207,7 @@ def test_a_sink_task_s_new_consumer_evicts_its_previous_instance_s_unless_the_us
     previous.thread.join(5)
 
     consumer = clients.sink_consumer(task, {})
-    recorder = _Recorder()
+    recorder = PartitionRecorder()
     try:
         consumer.subscribe([topic], None, recorder)
         if client_id is None:

@@ -13,26 +13,10 @@ from connect.api.records import TopicPartition
 from connect.runtime.kafka.consumer import KafkaSinkConsumer
 from connect.runtime.kafka.group_eviction import GroupEviction
 from tests.fixtures.kafka import TopicFactory
+from tests.support.partition_recorder import PartitionRecorder
 from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.integration
-
-
-class Recorder:
-    """A RebalanceListener that keeps what is assigned."""
-
-    def __init__(self) -> None:
-        self.assigned: set[int] = set()
-
-    def on_partitions_assigned(self, partitions: list[TopicPartition]) -> dict[TopicPartition, int]:
-        self.assigned.update(p.partition for p in partitions)
-        return {}
-
-    def on_partitions_revoked(self, partitions: list[TopicPartition]) -> None:
-        self.assigned.difference_update(p.partition for p in partitions)
-
-    def on_partitions_lost(self, partitions: list[TopicPartition]) -> None:
-        self.on_partitions_revoked(partitions)
 
 
 class DeafAfterLoss:
@@ -87,7 +71,7 @@ def test_a_sink_consumer_that_lost_its_partitions_and_did_not_rejoin_in_time_is_
 
     deaf = DeafAfterLoss(build())
     consumer = KafkaSinkConsumer(deaf, False, 500, rebuild=build, rejoin_timeout=2.0)  # type: ignore[arg-type]
-    recorder = Recorder()
+    recorder = PartitionRecorder()
     produce = Producer({"bootstrap.servers": kafka_bootstrap})
     read: list[bytes] = []
 
