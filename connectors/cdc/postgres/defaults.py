@@ -8,8 +8,8 @@ its kin stand for a generated value, for which it writes a placeholder default i
 The value is then converted as a column value of the type is, so a default is in the schema exactly as a
 value would be in the payload. A struct (a variable-scale numeric) is never a default (KAFKA-12694).
 
-Not mapped here, where Debezium would write one: time, timestamp, timestamptz and interval defaults (the
-conversion of those goes through pgjdbc's time-zone handling), and bit strings (not mapped as columns yet).
+Not mapped here, where Debezium would write one: interval defaults, and bit strings (not mapped as columns
+yet).
 """
 
 from __future__ import annotations
@@ -33,6 +33,9 @@ from connectors.cdc.postgres.types import (
     JSONB,
     NUMERIC,
     TEXT,
+    TIME,
+    TIMESTAMP,
+    TIMESTAMPTZ,
     UUID,
     VARCHAR,
     XML,
@@ -42,7 +45,7 @@ from connectors.cdc.postgres.types import (
 _LITERAL = re.compile(r"'(.*?)'")
 _FUNCTION = re.compile(r"^[(]?[A-Za-z0-9_.]+\((?:.+(?:, ?.+)*)?\)")
 _CURRENT_DATE_TIMES = frozenset({"current_timestamp", "current_time", "current_date", "localtime", "localtimestamp"})
-_TRIMMED = frozenset({BOOL, NUMERIC, FLOAT4, FLOAT8, INT2, INT4, INT8, UUID, DATE})
+_TRIMMED = frozenset({BOOL, NUMERIC, FLOAT4, FLOAT8, INT2, INT4, INT8, UUID, DATE, TIME, TIMESTAMP, TIMESTAMPTZ})
 # Type → (placeholder for a generated value, whether `NULL::type` means none before anything else).
 _MAPPED: dict[int, tuple[str, bool]] = {
     BOOL: ("false", True),
@@ -60,6 +63,9 @@ _MAPPED: dict[int, tuple[str, bool]] = {
     XML: ("", False),
     UUID: ("00000000-0000-0000-0000-000000000000", False),
     DATE: ("1970-01-01", False),
+    TIME: ("00:00", False),
+    TIMESTAMP: ("1970-01-01", False),
+    TIMESTAMPTZ: ("1970-01-01", False),
 }
 
 
@@ -100,7 +106,8 @@ def default_value(type_oid: int, expression: str | None, kind: ColumnType, enum:
     if text is None:
         return None
     try:
-        value = _PARSE.get(type_oid, kind.decode)(text)
+        parse = _PARSE.get(type_oid)
+        value = parse(text) if parse is not None else kind.decode(_AS_OUTPUT.get(type_oid, _same)(text))
     except (ValueError, ArithmeticError):  # Debezium: "Cannot parse column default value": no default
         return None
     if kind.schema.type is SchemaType.STRUCT:
@@ -120,6 +127,26 @@ def _enum_default(expression: str, schema: str, type_name: str) -> str | None:
     value = expression[:cast]
     return value[1:-1] if len(value) >= 2 and value.startswith("'") and value.endswith("'") else None
 
+
+def _same(text: str) -> str:
+    return text
+
+
+def _whole_time(text: str) -> str:
+    return text + ":00" if re.fullmatch(r"\d{2}:\d{2}", text) else text
+
+
+def _midnight(text: str) -> str:
+    return text + " 00:00:00" if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text) else text
+
+
+def _midnight_utc(text: str) -> str:
+    return text + " 00:00:00+00" if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text) else text
+
+
+# Temporal placeholders in the form of PostgreSQL's output of a value (pgjdbc's `TimestampUtils` reads a
+# date alone as midnight UTC, a time without seconds as whole seconds), for the column's own decoder.
+_AS_OUTPUT: dict[int, Callable[[str], str]] = {TIME: _whole_time, TIMESTAMP: _midnight, TIMESTAMPTZ: _midnight_utc}
 
 # Types whose default text is parsed as Debezium's mapper parses it, not as PostgreSQL's output of a value.
 _PARSE: dict[int, Callable[[str], Any]] = {

@@ -575,3 +575,23 @@ def test_column_defaults_in_the_schemas_agree_with_debezium_s(
     assert first.key["schema"]["fields"][0]["default"] == 0
     bob = both.ours["public.defaults"][1].value["payload"]["after"]
     assert (bob["note"], bob["n"]) == ("x", -5), "null values written as their defaults"
+
+
+def test_temporal_column_defaults_agree_with_debezium_s(
+    database: SqlDatabase, kafka_bootstrap: str, java_connect: str, tmp_path: Path
+) -> None:
+    """time, timestamp and timestamptz defaults, literal and generated (`now()`, `LOCALTIME`: Debezium's
+    placeholders, the epoch and midnight), in the schemas as Debezium puts them."""
+    database.execute(
+        "CREATE TABLE stamps (id int PRIMARY KEY, at timestamp DEFAULT '2020-01-02 03:04:05', "
+        "at3 timestamp(3) DEFAULT now(), zoned timestamptz DEFAULT '2020-01-02 03:04:05+02', "
+        "znow timestamptz NOT NULL DEFAULT now(), t time DEFAULT '10:11:12', tnow time DEFAULT LOCALTIME)",
+    )
+    transactions = [("INSERT INTO stamps (id) VALUES (1)",)]
+    both = run_both(java_connect, kafka_bootstrap, database, tmp_path, "stamps", {}, transactions, {"public.stamps": 1})
+
+    both.agree("public.stamps")
+    fields = {
+        f["field"]: f.get("default") for f in both.ours["public.stamps"][0].value["schema"]["fields"][1]["fields"]
+    }
+    assert fields["at3"] == 0 and fields["tnow"] == 0 and fields["at"] == 1577934245000000

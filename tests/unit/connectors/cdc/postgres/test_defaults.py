@@ -13,8 +13,11 @@ from connectors.cdc.postgres.types import (
     INET,
     INT4,
     INT8,
+    INTERVAL,
     NUMERIC,
     TEXT,
+    TIME,
+    TIMESTAMP,
     TIMESTAMPTZ,
     UUID,
     ColumnType,
@@ -43,7 +46,10 @@ def kind(oid: int, typmod: int = -1) -> ColumnType:
         (DATE, -1, "'2020-02-03'::date", 18295),
         (INT4, -1, "(n * 2)", None),  # not a literal Debezium can parse
         (INET, -1, "'10.0.0.1'::inet", None),  # a type Debezium has no default mapper for
-        (TIMESTAMPTZ, -1, "now()", None),  # not mapped here yet
+        (TIMESTAMPTZ, -1, "now()", "1970-01-01T00:00:00.000000Z"),  # the placeholder: midnight UTC
+        (TIMESTAMP, -1, "'2020-01-02 03:04:05'::timestamp without time zone", 1577934245000000),
+        (TIME, -1, "LOCALTIME", 0),
+        (INTERVAL, -1, "'1 day'::interval", None),  # not mapped here yet
         (INT4, -1, None, None),
     ],
 )
