@@ -23,7 +23,7 @@ from connect.api import ConnectError, TopicPartition
 from spark_sink.commit import _create
 from spark_sink.faults import CommitStep
 from spark_sink.layout import parse_file_name
-from spark_sink.manifest import Manifest
+from spark_sink.manifest import Manifest, ManifestError
 from spark_sink.recovery import manifest_seqs, read_manifest, recover_partition
 from spark_sink.session import SESSIONS
 from spark_sink.storage.hadoop import HadoopStorage
@@ -63,8 +63,15 @@ def produce_sequence(bootstrap: str, topic: str, count: int) -> None:
 
 
 def published_to(storage: HadoopStorage, tp: TopicPartition) -> int | None:
+    """The end offset of the partition's last commit manifest; None before the first, or while the last is
+    still being written (HDFS shows a file being created, empty, before its writer closes it)."""
     seqs = manifest_seqs(storage, tp)
-    return read_manifest(storage, tp, seqs[-1]).end_offset if seqs else None
+    if not seqs:
+        return None
+    try:
+        return read_manifest(storage, tp, seqs[-1]).end_offset
+    except ManifestError:
+        return None
 
 
 def test_a_worker_writes_every_record_to_hdfs_exactly_once(
