@@ -203,7 +203,7 @@ class ColumnMappers:
     def mapper_for(self, column_name: str) -> ColumnMapper | None:
         """The mapper of the column `<schema>.<table>.<column>`: the first rule naming it."""
         for rule in self._rules:
-            if matches_any(list(rule.columns), column_name):
+            if matches_any(rule.columns, column_name):
                 return rule.mapper
         return None
 
@@ -227,7 +227,7 @@ def _mapper(key: str) -> tuple[ColumnMapper | None, int]:
 
 def mapper_key_problem(key: str) -> str | None:
     """Why `key` (starting `column.truncate.` or `column.mask.`) is no mapper key kconnect can apply."""
-    if TRUNCATE_KEY.fullmatch(key) or MASK_KEY.fullmatch(key):
+    if _mapper(key)[0] is not None:
         return None
     match = HASH_V2_KEY.fullmatch(key) or HASH_KEY.fullmatch(key)
     if match is None:
@@ -235,6 +235,4 @@ def mapper_key_problem(key: str) -> str | None:
             f"{key} is none of column.truncate.to.<N>.chars, column.mask.with.<N>.chars and "
             "column.mask.hash[.v2].<algorithm>.with.salt.<salt>"
         )
-    if digest_name(match.group("algorithm")) is None:
-        return f"{key}: no MessageDigest algorithm {match.group('algorithm')} here (known: {', '.join(_DIGESTS)})"
-    return None
+    return f"{key}: no MessageDigest algorithm {match.group('algorithm')} here (known: {', '.join(_DIGESTS)})"

@@ -4,11 +4,12 @@ regardless of case (`io.debezium.function.Predicates.includes`)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 
 def patterns(text: str) -> list[re.Pattern[str]]:
     return [re.compile(part.strip(), re.IGNORECASE) for part in text.split(",") if part.strip()]
 
 
-def matches_any(found: list[re.Pattern[str]], name: str) -> bool:
+def matches_any(found: Sequence[re.Pattern[str]], name: str) -> bool:
     return any(pattern.fullmatch(name) for pattern in found)

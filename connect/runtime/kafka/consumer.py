@@ -6,12 +6,12 @@ membership): the rebalance callbacks run inside `consume`/`close` on that thread
 `RebalanceListener` there.
 
 A consumer that lost its partitions (its session expired, e.g. while the group's coordinator restarted)
-must join its group again. librdkafka does that itself, but a run of broker restarts showed a sink
-consumer that lost its partitions when its session timed out ("Not coordinator") and then never joined
-again: its task stayed RUNNING and idle while the group went on without it. So a consumer that is given
-no assignment within a rejoin timeout after a loss is replaced by a new one that subscribes afresh
-(`rebuild`); the loss had already taken its partitions away, so nothing is handed over twice, and the
-new member gets them back at the next rebalance.
+must join its group again. librdkafka does that itself, but after a broker restart it can stay out of the
+group until its next metadata refresh (`client_config.CONSUMER_DEFAULTS` bounds that wait), and nothing
+promises it is the only way to get stuck there. So a consumer that is given no assignment within a rejoin
+timeout after a loss is replaced by a new one that subscribes afresh (`rebuild`); the loss had already
+taken its partitions away, so nothing is handed over twice, and the new member gets them back at the next
+rebalance.
 """
 
 from __future__ import annotations

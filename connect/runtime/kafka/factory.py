@@ -254,13 +254,13 @@ class KafkaClients:
         max_records = int(java.get("max.poll.records", DEFAULT_MAX_POLL_RECORDS))
         config = to_librdkafka(java, "consumer")
         cooperative = "cooperative" in config.get("partition.assignment.strategy", "")
-        consumer = self._build(Consumer, config, "consumer")
+        build = functools.partial(self._build, Consumer, config, "consumer")
         return KafkaSinkConsumer(
-            consumer,
+            build(),
             cooperative,
             max_records,
             before_join=predecessor_eviction(task, config),
-            rebuild=functools.partial(self._build, Consumer, config, "consumer"),
+            rebuild=build,
             rejoin_timeout=rejoin_timeout(config),
         )
 
@@ -288,8 +288,8 @@ def rejoin_timeout(config: Mapping[str, str]) -> float:
     """How long a sink consumer that lost its partitions may take to join its group again before it is
     replaced (`KafkaSinkConsumer`): one session timeout, the time the group gives a silent member."""
     try:
-        return max(1.0, int(config.get("session.timeout.ms", "45000")) / 1000)
-    except ValueError:
+        return max(1.0, int(config["session.timeout.ms"]) / 1000)
+    except (KeyError, ValueError):
         return DEFAULT_REJOIN_TIMEOUT_S
 
 

@@ -18,6 +18,7 @@ from psycopg import sql
 
 from connect.api.errors import ConnectError
 from connectors.cdc.filters import matches_any, patterns
+from connectors.cdc.postgres.defaults import FUNCTION_CALL
 from connectors.cdc.postgres.events import ColumnInfo, TableInfo
 
 SYSTEM_SCHEMAS = ("pg_catalog", "information_schema", "pg_toast")
@@ -137,7 +138,6 @@ def table_info(connection: psycopg.Connection, schema: str, table: str) -> Table
 
 
 # `PostgresConnection.isTableUniqueIndexIncluded`: an index on a function or an expression is no key.
-_FUNCTION = re.compile(r"^[(]?[A-Za-z0-9_.]+\((?:.+(?:, ?.+)*)?\)")
 _EXPRESSION = re.compile(r"\(+(?:.+(?:[+ - * / < > = ~ ! @ # % ^ & | ` ?] ?.+)+)+\)")
 
 
@@ -151,7 +151,7 @@ def first_unique_index(rows: Sequence[tuple[str, int, str | None]]) -> tuple[str
     for index, position, column in rows:
         if index in excluded or position == 0:
             continue
-        if column is None or _FUNCTION.fullmatch(column) or _EXPRESSION.fullmatch(column):
+        if column is None or FUNCTION_CALL.fullmatch(column) or _EXPRESSION.fullmatch(column):
             excluded.add(index)
             if first is None or index == first:
                 first = None

@@ -70,14 +70,14 @@ def enum_schema(labels: Sequence[str]) -> Schema:
 
 
 def enum_type(labels: Sequence[str]) -> ColumnType:
-    return ColumnType(enum_schema(labels), _text, "")
+    return ColumnType(enum_schema(labels), str, "")
 
 
 def array_type(element_oid: int, typmod: int, modes: Modes, enum_labels: Sequence[str] | None) -> ColumnType | None:
     """The type of an array of `element_oid` (its elements' modifier `typmod`); None if not mapped."""
     decode: Callable[[str], Any]
     if enum_labels is not None:
-        element_schema, decode = enum_schema(enum_labels), _text
+        element_schema, decode = enum_schema(enum_labels), str
     elif element_oid in ARRAY_ELEMENTS:
         element = column_type(element_oid, typmod, modes)
         if element is None:
@@ -87,10 +87,6 @@ def array_type(element_oid: int, typmod: int, modes: Modes, enum_labels: Sequenc
     else:
         return None
     return ColumnType(Schema(SchemaType.ARRAY, value_schema=element_schema), _elements(decode), [])
-
-
-def _text(value: str) -> str:
-    return value
 
 
 def _elements(decode: Callable[[str], Any]) -> Callable[[str], list[Any]]:

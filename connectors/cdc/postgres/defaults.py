@@ -43,7 +43,8 @@ from connectors.cdc.postgres.types import (
 )
 
 _LITERAL = re.compile(r"'(.*?)'")
-_FUNCTION = re.compile(r"^[(]?[A-Za-z0-9_.]+\((?:.+(?:, ?.+)*)?\)")
+# Debezium's `FUNCTION_DEFAULT_PATTERN` (PostgresDefaultValueConverter, PostgresConnection): a function call.
+FUNCTION_CALL = re.compile(r"^[(]?[A-Za-z0-9_.]+\((?:.+(?:, ?.+)*)?\)")
 _CURRENT_DATE_TIMES = frozenset({"current_timestamp", "current_time", "current_date", "localtime", "localtimestamp"})
 _TRIMMED = frozenset({BOOL, NUMERIC, FLOAT4, FLOAT8, INT2, INT4, INT8, UUID, DATE, TIME, TIMESTAMP, TIMESTAMPTZ})
 # Type → (placeholder for a generated value, whether `NULL::type` means none before anything else).
@@ -78,7 +79,7 @@ def _literal(expression: str) -> str | None:
 
 
 def _extracted(expression: str, placeholder: str) -> str | None:
-    if _FUNCTION.search(expression) or expression.lower() in _CURRENT_DATE_TIMES:
+    if FUNCTION_CALL.search(expression) or expression.lower() in _CURRENT_DATE_TIMES:
         return placeholder
     return _literal(expression)
 
@@ -95,7 +96,7 @@ def default_value(type_oid: int, expression: str | None, kind: ColumnType, enum:
     if enum is not None:
         return _enum_default(expression, *enum)
     mapped = _MAPPED.get(type_oid)
-    if mapped is None:
+    if mapped is None or kind.schema.type is SchemaType.STRUCT:
         return None
     placeholder, null_first = mapped
     if type_oid in _TRIMMED:
@@ -109,8 +110,6 @@ def default_value(type_oid: int, expression: str | None, kind: ColumnType, enum:
         parse = _PARSE.get(type_oid)
         value = parse(text) if parse is not None else kind.decode(_AS_OUTPUT.get(type_oid, _same)(text))
     except (ValueError, ArithmeticError):  # Debezium: "Cannot parse column default value": no default
-        return None
-    if kind.schema.type is SchemaType.STRUCT:
         return None
     return value
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from confluent_kafka import TopicPartition as KafkaTopicPartition
@@ -78,13 +79,26 @@ class Clock:
         return self.now
 
 
-def sink_consumer(clock: Clock, made: list[FakeConsumer], joins: list[int]) -> KafkaSinkConsumer:
+@dataclass
+class Subscribed:
+    """A sink consumer subscribed to topic `t`, with its clock, the fake consumers made for it (the first, then
+    each replacement), how many had been made at each join, and its listener."""
+
+    consumer: KafkaSinkConsumer
+    clock: Clock
+    made: list[FakeConsumer]
+    joins: list[int]
+    listener: Listener
+
+
+def subscribed() -> Subscribed:
+    clock, made, joins, listener = Clock(), [FakeConsumer()], [], Listener()
+
     def rebuild() -> Any:
         made.append(FakeConsumer())
         return made[-1]
 
-    made.append(FakeConsumer())
-    return KafkaSinkConsumer(
+    consumer = KafkaSinkConsumer(
         made[0],  # type: ignore[arg-type]
         False,
         500,
@@ -93,74 +107,68 @@ def sink_consumer(clock: Clock, made: list[FakeConsumer], joins: list[int]) -> K
         rejoin_timeout=10.0,
         clock=clock,
     )
+    consumer.subscribe(["t"], None, listener)
+    return Subscribed(consumer, clock, made, joins, listener)
 
 
 def test_a_consumer_that_lost_its_partitions_and_did_not_rejoin_is_replaced_by_one_that_subscribes_afresh() -> None:
-    clock, made, joins, listener = Clock(), [], [], Listener()
-    consumer = sink_consumer(clock, made, joins)
-    consumer.subscribe(["t"], None, listener)
-    made[0].rebalance("assign", 0, 1)
-    made[0].rebalance("lost", 0, 1)
+    it = subscribed()
+    it.made[0].rebalance("assign", 0, 1)
+    it.made[0].rebalance("lost", 0, 1)
 
-    clock.now += 9.9
-    consumer.consume(500, 0)
-    assert len(made) == 1, "replaced before its rejoin timeout"
+    it.clock.now += 9.9
+    it.consumer.consume(500, 0)
+    assert len(it.made) == 1, "replaced before its rejoin timeout"
 
-    clock.now += 0.2
-    consumer.consume(500, 0)
-    assert len(made) == 2
-    assert made[1].subscription == ["t"]
-    assert joins == [1, 2], "the predecessor check runs before each join"
-    assert made[0].closed.wait(5), "the replaced consumer is closed"
+    it.clock.now += 0.2
+    it.consumer.consume(500, 0)
+    assert len(it.made) == 2
+    assert it.made[1].subscription == ["t"]
+    assert it.joins == [1, 2], "the predecessor check runs before each join"
+    assert it.made[0].closed.wait(5), "the replaced consumer is closed"
 
-    made[1].rebalance("assign", 0, 1)
-    assert listener.events == [("assigned", [0, 1]), ("lost", [0, 1]), ("assigned", [0, 1])]
-    assert consumer.assignment() == {TopicPartition("t", 0), TopicPartition("t", 1)}
+    it.made[1].rebalance("assign", 0, 1)
+    assert it.listener.events == [("assigned", [0, 1]), ("lost", [0, 1]), ("assigned", [0, 1])]
+    assert it.consumer.assignment() == {TopicPartition("t", 0), TopicPartition("t", 1)}
 
 
 def test_a_consumer_that_rejoins_in_time_is_kept_and_one_never_lost_is_never_replaced() -> None:
-    clock, made, joins, listener = Clock(), [], [], Listener()
-    consumer = sink_consumer(clock, made, joins)
-    consumer.subscribe(["t"], None, listener)
-    made[0].rebalance("assign", 0)
-    clock.now += 1000
-    consumer.consume(500, 0)
-    made[0].rebalance("lost", 0)
-    clock.now += 5
-    made[0].rebalance("assign", 0)
-    clock.now += 1000
-    consumer.consume(500, 0)
-    assert len(made) == 1
+    it = subscribed()
+    it.made[0].rebalance("assign", 0)
+    it.clock.now += 1000
+    it.consumer.consume(500, 0)
+    it.made[0].rebalance("lost", 0)
+    it.clock.now += 5
+    it.made[0].rebalance("assign", 0)
+    it.clock.now += 1000
+    it.consumer.consume(500, 0)
+    assert len(it.made) == 1
 
 
 def test_a_replacement_that_does_not_join_either_is_replaced_in_turn() -> None:
-    clock, made, joins, listener = Clock(), [], [], Listener()
-    consumer = sink_consumer(clock, made, joins)
-    consumer.subscribe(["t"], None, listener)
-    made[0].rebalance("lost")
-    clock.now += 11
-    consumer.consume(500, 0)
-    clock.now += 5
-    consumer.consume(500, 0)
-    assert len(made) == 2, "the replacement has its own rejoin timeout"
-    clock.now += 6
-    consumer.consume(500, 0)
-    assert len(made) == 3
+    it = subscribed()
+    it.made[0].rebalance("lost")
+    it.clock.now += 11
+    it.consumer.consume(500, 0)
+    it.clock.now += 5
+    it.consumer.consume(500, 0)
+    assert len(it.made) == 2, "the replacement has its own rejoin timeout"
+    it.clock.now += 6
+    it.consumer.consume(500, 0)
+    assert len(it.made) == 3
 
 
 def test_the_replaced_consumers_late_callbacks_do_not_reach_the_task() -> None:
-    clock, made, joins, listener = Clock(), [], [], Listener()
-    consumer = sink_consumer(clock, made, joins)
-    consumer.subscribe(["t"], None, listener)
-    made[0].rebalance("assign", 3)
-    made[0].rebalance("lost", 3)
-    clock.now += 11
-    consumer.consume(500, 0)
+    it = subscribed()
+    it.made[0].rebalance("assign", 3)
+    it.made[0].rebalance("lost", 3)
+    it.clock.now += 11
+    it.consumer.consume(500, 0)
 
-    made[0].rebalance("assign", 3)
-    made[0].rebalance("revoke", 3)
-    assert listener.events == [("assigned", [3]), ("lost", [3])]
-    assert made[0].assigned == []
+    it.made[0].rebalance("assign", 3)
+    it.made[0].rebalance("revoke", 3)
+    assert it.listener.events == [("assigned", [3]), ("lost", [3])]
+    assert it.made[0].assigned == []
 
 
 def test_the_rejoin_timeout_is_the_consumers_session_timeout() -> None:
