@@ -34,7 +34,7 @@ from tests.support.distributed_workers import (
 )
 from tests.support.machine_faults import busy_cpus, dropped_port
 from tests.support.processes import listening_ports, task_processes_of
-from tests.support.recording_plugins import read_runs
+from tests.support.recording_plugins import Run, read_runs
 from tests.support.waiting import holds_for, wait_until
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timed]
@@ -65,6 +65,11 @@ def all_runs_stopped(cluster: Cluster, pids: set[int]) -> bool:
     """The processes `pids` ran task instances, and every one of them has stopped."""
     runs = [r for r in read_runs(cluster.runs) if r.pid in pids]
     return bool(runs) and all(r.stop is not None for r in runs)
+
+
+def live_at(run: Run, moment: float) -> bool:
+    """`run` had started and not yet stopped at `moment` (time.time())."""
+    return run.start < moment and (run.stop is None or run.stop > moment)
 
 
 def time_until_all_run_on(cluster: Cluster, survivors: list[WorkerProcess], since: float, timeout: float) -> float:
@@ -224,10 +229,10 @@ def test_a_frozen_worker_s_tasks_run_elsewhere_within_six_seconds_with_kafka_con
     zombie_runs = [r for r in read_runs(cluster.runs) if r.pid == victim.pid and r.start < frozen_at]
     late_puts = [(r.task, p - thawed_at) for r in zombie_runs for p in r.puts if p >= thawed_at]
     assert late_puts == [], f"the thawed worker's sink tasks still wrote: {late_puts}"
-    # So its runs ended, in effect, when it froze (it stops them only once thawed); no other two instances
-    # of a task overlapped.
+    # So the runs it still had when it froze ended, in effect, then (it stops them only once thawed); one it
+    # had stopped before keeps its own stop. No other two instances of a task overlapped.
     runs = [
-        dataclasses.replace(r, stop=frozen_at) if r.pid == victim.pid and r.start < frozen_at else r
+        dataclasses.replace(r, stop=frozen_at) if r.pid == victim.pid and live_at(r, frozen_at) else r
         for r in read_runs(cluster.runs)
     ]
     assert overlaps(runs, {}) == []
