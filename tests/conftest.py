@@ -1,5 +1,7 @@
 """Fixture plugins shared by every test tier."""
 
+import pytest
+
 pytest_plugins = [
     "tests.fixtures.groups",
     "tests.fixtures.lifetimes",
@@ -12,3 +14,9 @@ pytest_plugins = [
     "tests.fixtures.schema_registry.plugin",
     "tests.fixtures.containers.plugin",
 ]
+
+
+@pytest.fixture
+def kafka_harness_bootstrap(kafka_bootstrap: str) -> str:
+    """The test kit's `kafka_connector_harness` runs on the session broker."""
+    return kafka_bootstrap

@@ -74,6 +74,8 @@ def test_every_public_class_is_documented() -> None:
 
 def test_the_kits_names_are_pinned() -> None:
     assert set(connect.testing.__all__) == {
+        "ConnectorHarness",
+        "ConnectorState",
         "FakeConnectorContext",
         "FakeErrantRecordReporter",
         "FakeOffsetReader",
@@ -82,4 +84,7 @@ def test_the_kits_names_are_pinned() -> None:
         "FakeSourceConnectorContext",
         "FakeSourceTaskContext",
         "FakeTransactionContext",
+        "MemoryKafka",
+        "TopicRecord",
+        "wait_for",
     }

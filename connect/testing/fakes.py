@@ -33,17 +33,6 @@ from connect.api.records import SinkRecord, SourceOffset, SourcePartition, Sourc
 from connect.runtime.metrics.plugin_metrics import TaskPluginMetrics
 from connect.runtime.metrics.windows import Windows
 
-__all__ = [
-    "FakeConnectorContext",
-    "FakeErrantRecordReporter",
-    "FakeOffsetReader",
-    "FakePluginMetrics",
-    "FakeSinkTaskContext",
-    "FakeSourceConnectorContext",
-    "FakeSourceTaskContext",
-    "FakeTransactionContext",
-]
-
 StoredOffsets = Iterable[tuple[SourcePartition, SourceOffset]]
 
 
