@@ -156,12 +156,13 @@ CONFIG = (
 '''
 )
 
-SOURCE_TESTS = '''"""{connector}'s unit tests, on connect.testing's fakes of the worker's contexts."""
+SOURCE_TESTS = '''"""{connector}'s tests: unit tests on connect.testing's fakes of the worker's contexts, and the
+connector in a worker over Kafka in memory (connect.testing's harness, the connector_harness fixture)."""
 
 from __future__ import annotations
 
 from connect.api import ConfigError
-from connect.testing import FakeSourceTaskContext
+from connect.testing import ConnectorHarness, FakeSourceTaskContext
 from {module}.connector import {connector}, {task}
 
 
@@ -185,6 +186,13 @@ def test_the_task_resumes_after_its_stored_offset() -> None:
 
     assert [record.value for record in records] == [5, 6, 7]
     assert records[-1].source_offset == {{"next": 8}}
+
+
+def test_the_connector_writes_to_its_topic_in_a_worker(connector_harness: ConnectorHarness) -> None:
+    config = {{"connector.class": {connector}, "topic": "numbers", "poll.interval.ms": "10"}}
+    connector_harness.start("numbers", config)
+
+    assert connector_harness.read_values("numbers", 5)[:5] == [0, 1, 2, 3, 4]
 '''
 
 SINK = (
@@ -239,14 +247,15 @@ CONFIG = ConfigDef().define(
 '''
 )
 
-SINK_TESTS = '''"""{connector}'s unit tests, on connect.testing's fakes of the worker's contexts."""
+SINK_TESTS = '''"""{connector}'s tests: unit tests on connect.testing's fakes of the worker's contexts, and the
+connector in a worker over Kafka in memory (connect.testing's harness, the connector_harness fixture)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from connect.api import SinkRecord, TopicPartition
-from connect.testing import FakeSinkTaskContext
+from connect.testing import ConnectorHarness, FakeSinkTaskContext, wait_for
 from {module}.connector import {connector}, {task}
 
 
@@ -266,6 +275,17 @@ def test_the_task_writes_a_line_per_value_by_the_commit(tmp_path: Path) -> None:
 
     assert out.read_text() == "1\\n2\\n"
     task.stop()
+
+
+def test_the_connector_writes_what_its_topic_holds_in_a_worker(
+    connector_harness: ConnectorHarness, tmp_path: Path
+) -> None:
+    out = tmp_path / "out.txt"
+    connector_harness.start("lines", {{"connector.class": {connector}, "topics": "numbers", "file": str(out)}})
+    for value in (1, 2):
+        connector_harness.send("numbers", value)  # converted by the worker's converter, as a source's would be
+
+    wait_for(lambda: out.exists() and out.read_text() == "1\\n2\\n", 10, "a line per record in the file")
 '''
 
 _COMMON = {

@@ -115,11 +115,12 @@ class ConnectorHarness:
             override_policy=self.config.client_config_override_policy,
         )
 
-    def start(self, name: str, config: Mapping[str, str | type]) -> None:
+    def start(self, name: str, config: Mapping[str, object]) -> None:
         """Validate `config` as the REST API would (ConfigError listing every problem), start the connector
-        and its tasks, and return once they were started (a task's failure shows in `state`).
-        `connector.class` may be given as the class itself."""
-        resolved = {key: _class_name(value) for key, value in config.items()}
+        and its tasks, and return once they were started (a task's failure shows in `state`). Values may be
+        given as Python values: a class (`connector.class`) by its dotted name, numbers and booleans as
+        their config text."""
+        resolved = {key: _config_text(value) for key, value in config.items()}
         resolved = {"name": name, "tasks.max": "1", **resolved}
         problems = [
             f"{info.value.name}: {message}"
@@ -346,8 +347,12 @@ def wait_for(condition: Callable[[], T | None], timeout: float, what: str, inter
         time.sleep(interval)
 
 
-def _class_name(value: str | type) -> str:
-    return f"{value.__module__}.{value.__qualname__}" if isinstance(value, type) else value
+def _config_text(value: object) -> str:
+    if isinstance(value, type):
+        return f"{value.__module__}.{value.__qualname__}"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
 
 
 class _NoRebalanceWork:

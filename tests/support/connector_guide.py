@@ -1,26 +1,26 @@
-'''The example code of docs/connectors.md written out as the files it says it is (each block opens with its
-path as a docstring: `"""my_connectors/http_source.py"""`), so that tests run and type-check the guide's code
-exactly as a reader copies it.'''
+'''docs/connectors.md's two example connectors live as a package in the repository
+(docs/examples/my-connectors); the page shows its files, each code block opening with the file's path as its
+docstring (`"""my_connectors/http_source.py"""`).'''
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
-GUIDE = Path(__file__).resolve().parents[2] / "docs" / "connectors.md"
+REPOSITORY = Path(__file__).resolve().parents[2]
+GUIDE = REPOSITORY / "docs" / "connectors.md"
+EXAMPLE_PROJECT = REPOSITORY / "docs" / "examples" / "my-connectors"
 PACKAGE = "my_connectors"
-GUIDE_TESTS = "tests/test_connectors.py"
-_BLOCK = re.compile(r'```python\n"""([\w/]+\.py)"""\n(.*?)```', re.S)
+_BLOCK = re.compile(r'```python\n("""([\w/]+\.py)"""\n.*?)```', re.S)
+_TOML = re.compile(r"```toml\n(.*?)```", re.S)
 
 
-def write_guide_files(directory: Path) -> Path:
-    """The guide's files under `directory` (the package `my_connectors` and its tests); `directory`, the folder
-    to put on the import path."""
-    blocks = _BLOCK.findall(GUIDE.read_text())
-    assert {f"{PACKAGE}/http_source.py", f"{PACKAGE}/jsonl_sink.py", GUIDE_TESTS} <= {path for path, _ in blocks}
-    for path, code in blocks:
-        target = directory / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(f'"""{path}"""\n{code}')
-    (directory / PACKAGE / "__init__.py").write_text("")
-    return directory
+def guide_files() -> dict[str, str]:
+    """The files docs/connectors.md shows, by their path in the example project."""
+    return {path: text for text, path in _BLOCK.findall(GUIDE.read_text(encoding="utf-8"))}
+
+
+def guide_packaging() -> str:
+    """The pyproject.toml part the guide's Packaging section shows."""
+    [block] = _TOML.findall(GUIDE.read_text(encoding="utf-8"))
+    return block

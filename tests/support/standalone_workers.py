@@ -12,7 +12,7 @@ import re
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -98,12 +98,18 @@ class KconnectProcess:
     (one file per process: the REST URL is looked up in it)."""
 
     def __init__(
-        self, worker_file: Path, connector_files: list[Path], log_file: Path, env: Mapping[str, str] | None = None
+        self,
+        worker_file: Path,
+        connector_files: list[Path],
+        log_file: Path,
+        env: Mapping[str, str] | None = None,
+        command: Sequence[str] = (sys.executable, "-m", "workers.cli", "standalone"),
     ) -> None:
-        """`env`: variables added to this process's environment for the worker."""
+        """`env`: variables added to this process's environment for the worker; `command`: how to start
+        `kconnect standalone` (this checkout's by default)."""
         self.log_file = log_file
         self._log = log_file.open("ab")
-        command = [sys.executable, "-m", "workers.cli", "standalone", str(worker_file), *map(str, connector_files)]
+        command = [*command, str(worker_file), *map(str, connector_files)]
         self.process = subprocess.Popen(
             command, stdin=subprocess.DEVNULL, stdout=self._log, stderr=self._log, env={**os.environ, **(env or {})}
         )

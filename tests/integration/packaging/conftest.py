@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.plugin_projects import kconnect_environment
+from tests.support.plugin_projects import author_environment
 
 
 @pytest.fixture(scope="session")
 def plugin_environment(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return kconnect_environment(tmp_path_factory.mktemp("plugin-env"))
+    """The environment's bin folder."""
+    return author_environment(tmp_path_factory.mktemp("plugin-env"))

@@ -1,12 +1,9 @@
-"""`kconnect new connector`, tried as a plug-in author would: the package it writes passes its own tests and
-`mypy --strict` against kconnect's installed wheel as written, builds into a wheel, and a worker whose Python
-finds that wheel's installation lists the connector and runs it on a real broker."""
+"""`kconnect new connector`, tried as a plug-in author would, in a fresh virtual environment with kconnect's
+wheel: the package it writes builds into a wheel, installs there, passes its own tests and `mypy --strict` as
+written, and the environment's worker lists the connector and runs it on a real broker."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import uuid
 from pathlib import Path
 
@@ -14,15 +11,11 @@ import httpx
 import pytest
 from confluent_kafka import Consumer
 
-from tests.support.plugin_projects import PIP
+from tests.support.plugin_projects import install_project, run_in
 from tests.support.standalone_workers import KconnectProcess, all_running
 from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.integration
-
-
-def kconnect(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "workers.cli", *args], cwd=cwd, capture_output=True, text=True)
 
 
 def first_values(bootstrap: str, topic: str, count: int, timeout: float = 60) -> list[bytes]:
@@ -45,43 +38,29 @@ def _take(consumer: Consumer, values: list[bytes]) -> int:
 
 
 @pytest.mark.parametrize("kind", ["source", "sink"])
-def test_a_new_package_passes_its_own_tests_and_mypy_strict_as_written(
+def test_a_new_package_installed_beside_kconnect_passes_its_own_tests_and_mypy_strict(
     kind: str, plugin_environment: Path, tmp_path: Path
 ) -> None:
-    assert kconnect("new", "connector", f"my-{kind}", "--type", kind, cwd=tmp_path).returncode == 0
+    written = run_in(plugin_environment, "kconnect", "new", "connector", f"my-{kind}", "--type", kind, cwd=tmp_path)
+    assert written.returncode == 0, written.stderr
     project = tmp_path / f"my-{kind}"
-    # The author's own pytest, not this run's xdist worker or options.
-    env = {name: value for name, value in os.environ.items() if not name.startswith("PYTEST_")}
+    install_project(plugin_environment, project, tmp_path / "wheels")
 
-    tests = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-    )
-    # mypy as its pyproject.toml sets it up (strict, src and tests), against kconnect as a plug-in installs it.
-    typed = subprocess.run(
-        [sys.executable, "-m", "mypy", "--python-executable", str(plugin_environment), "--no-incremental"],
-        cwd=project,
-        capture_output=True,
-        text=True,
-    )
+    # The author's pytest and mypy, as the project's pyproject.toml sets them up, in the environment.
+    tests = run_in(plugin_environment, "python", "-m", "pytest", "-q", "-p", "no:cacheprovider", cwd=project)
+    typed = run_in(plugin_environment, "python", "-m", "mypy", "--no-incremental", cwd=project)
 
-    assert tests.returncode == 0 and "2 passed" in tests.stdout, tests.stdout + tests.stderr
+    # Two unit tests on the fakes, one in connect.testing's harness (a worker over Kafka in memory).
+    assert tests.returncode == 0 and "3 passed" in tests.stdout, tests.stdout + tests.stderr
     assert typed.returncode == 0 and "Success" in typed.stdout, typed.stdout + typed.stderr
 
 
-def test_a_worker_lists_and_runs_a_new_source_package_once_its_wheel_is_installed(
-    kafka_bootstrap: str, tmp_path: Path
+def test_a_worker_of_the_environment_lists_and_runs_a_new_source_package_once_its_wheel_is_installed(
+    plugin_environment: Path, kafka_bootstrap: str, tmp_path: Path
 ) -> None:
-    assert kconnect("new", "connector", "counter-feed", cwd=tmp_path).returncode == 0
-    subprocess.run(
-        [*PIP, "wheel", "--no-deps", "-w", str(tmp_path / "wheels"), str(tmp_path / "counter-feed")], check=True
-    )
-    wheel = next((tmp_path / "wheels").glob("counter_feed-*.whl"))
-    # Installed where the worker's Python looks (a folder on its path), as `pip install` beside kconnect would.
-    subprocess.run([*PIP, "install", "--no-deps", "--target", str(tmp_path / "site"), str(wheel)], check=True)
+    written = run_in(plugin_environment, "kconnect", "new", "connector", "counter-feed", cwd=tmp_path)
+    assert written.returncode == 0, written.stderr
+    install_project(plugin_environment, tmp_path / "counter-feed", tmp_path / "wheels")
     topic = f"counter-{uuid.uuid4().hex[:8]}"
     worker_file, connector_file = tmp_path / "worker.properties", tmp_path / "counter.properties"
     worker_file.write_text(
@@ -95,9 +74,9 @@ def test_a_worker_lists_and_runs_a_new_source_package_once_its_wheel_is_installe
         f"name=counter\nconnector.class=CounterFeedSourceConnector\ntopic={topic}\nbatch.size=5\npoll.interval.ms=100\n"
     )
 
-    worker = KconnectProcess(
-        worker_file, [connector_file], tmp_path / "worker.log", env={"PYTHONPATH": str(tmp_path / "site")}
-    )
+    # The environment's own `kconnect` script, as the author would start it.
+    command = [str(plugin_environment / "kconnect"), "standalone"]
+    worker = KconnectProcess(worker_file, [connector_file], tmp_path / "worker.log", command=command)
     try:
         with httpx.Client(base_url=worker.url(), timeout=30) as client:
             plugins = {plugin["class"] for plugin in client.get("/connector-plugins").json()}

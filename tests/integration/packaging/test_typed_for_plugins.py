@@ -5,13 +5,11 @@ in a fresh virtual environment of its own."""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.support.connector_guide import PACKAGE, write_guide_files
-from tests.support.plugin_projects import PIP, mypy_strict
+from tests.support.plugin_projects import mypy_strict
 
 pytestmark = pytest.mark.integration
 
@@ -81,13 +79,3 @@ def test_mypy_strict_finds_a_plugins_mistake_through_the_apis_types(plugin_envir
     assert checked.returncode == 1
     assert 'Incompatible return value type (got "list[SourceRecord] | None", expected "int")' in checked.stdout
     assert "py.typed" not in checked.stdout and "import-untyped" not in checked.stdout
-
-
-def test_the_connector_guides_examples_pass_mypy_strict(plugin_environment: Path, tmp_path: Path) -> None:
-    # The HTTP source imports httpx, which its package would depend on.
-    subprocess.run([*PIP, "--python", str(plugin_environment), "install", "httpx"], check=True)
-    write_guide_files(tmp_path)
-
-    checked = mypy_strict(plugin_environment, tmp_path / PACKAGE, tmp_path / "tests")
-
-    assert checked.returncode == 0, checked.stdout + checked.stderr

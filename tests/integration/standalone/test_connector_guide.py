@@ -5,8 +5,6 @@ once, and after a restart the source resumes after its stored offset and the sin
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 import threading
 import uuid
@@ -18,7 +16,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from tests.support.connector_guide import GUIDE_TESTS, PACKAGE, write_guide_files
+from tests.support.connector_guide import EXAMPLE_PROJECT, PACKAGE
 from tests.support.standalone_workers import all_running, create_connector, running_worker, worker_props
 from tests.support.waiting import wait_until
 
@@ -63,8 +61,8 @@ def items_endpoint() -> Iterator[ItemsEndpoint]:
 
 
 @pytest.fixture
-def guide_package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.syspath_prepend(str(write_guide_files(tmp_path / "guide")))
+def guide_package(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.syspath_prepend(str(EXAMPLE_PROJECT))
     yield
     for name in [n for n in sys.modules if n == PACKAGE or n.startswith(PACKAGE + ".")]:
         del sys.modules[name]
@@ -110,15 +108,3 @@ def test_the_guides_source_and_sink_move_every_item_once_across_a_restart(
     run_until_every_item_is_written()
 
     assert lines(out) == items_endpoint.items
-
-
-def test_the_guides_unit_tests_pass_against_its_connectors(tmp_path: Path) -> None:
-    write_guide_files(tmp_path)
-    # A pytest of the reader's own, not this run's xdist worker or options.
-    env = {name: value for name, value in os.environ.items() if not name.startswith("PYTEST_")}
-    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", GUIDE_TESTS]
-    ran = subprocess.run(
-        command, cwd=tmp_path, env={**env, "PYTHONPATH": str(tmp_path)}, capture_output=True, text=True
-    )
-
-    assert ran.returncode == 0 and "2 passed" in ran.stdout, ran.stdout + ran.stderr
