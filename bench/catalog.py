@@ -20,7 +20,7 @@ GROUPS: tuple[Group, ...] = (
     Group("rest", "REST latency under concurrent load"),
     Group("paced", "Many small connectors: REST latency and CPU"),
     Group("memory", "Resident memory"),
-    Group("startup", "Start-up: process start to REST ready"),
+    Group("startup", "Start-up: process start to REST ready, and a killed worker's sink writing again"),
     Group("failover", "Distributed mode: failover, and source throughput on 3 workers"),
     Group("broker-restart", "Distributed mode: a restart of the only broker under 3 workers"),
     Group("rebalance", "Distributed mode: a worker joins, a worker restarts"),

@@ -9,6 +9,7 @@ from __future__ import annotations
 from bench.catalog import JAVA_CONNECT
 from bench.harness import RunContext, repeat
 from bench.results import BenchmarkResult, Metric, Reference, SystemResult
+from bench.scenarios import sink_restart
 from bench.systems.base import WorkerSystem, start_worker, stop_worker
 
 GROUP = "startup"
@@ -37,5 +38,6 @@ def run(ctx: RunContext) -> list[BenchmarkResult]:
             ctx.each_available(body),
             comparisons=(Reference("Java Connect", JAVA_CONNECT),),
             settings={"repetitions": ctx.sizes.startup_repetitions, "warmups": WARMUPS},
-        )
+        ),
+        *sink_restart.run(ctx),
     ]
