@@ -41,6 +41,14 @@ def plot_series(entries: list[BenchmarkResult], metric: str, results: ResultsFil
     return series
 
 
+LOG_SCALE_SPREAD = 100.0
+"""An axis whose tallest bar is this many times its shortest is drawn on a log scale."""
+
+
+def _bar_value(value: float) -> str:
+    return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.3g}"
+
+
 def _tick(value: float, _: int) -> str:
     # One format per axis reads better than report.format_number's magnitude-dependent decimals.
     return f"{value:,.0f}" if abs(value) >= 10 or value == 0 else f"{value:g}"
@@ -65,6 +73,7 @@ def draw_group(group: str, entries: list[BenchmarkResult], results: ResultsFile,
         series = plot_series(entries, metric, results)
         width = 0.8 / len(series)
         unit = ""
+        drawn = []
         for index, (label, values) in enumerate(series.items()):
             xs, heights, low, high, bounded = [], [], [], [], []
             for position, found in enumerate(values):
@@ -80,12 +89,21 @@ def draw_group(group: str, entries: list[BenchmarkResult], results: ResultsFile,
             # Whiskers only where there were repetitions to spread.
             spread = any(low) or any(high)
             bars = axis.bar(xs, heights, width, yerr=[low, high] if spread else None, capsize=3, label=label)
+            drawn.append((bars, heights))
             for patch, at_least in zip(bars.patches, bounded, strict=True):
                 if at_least:
                     patch.set_hatch("//")
                     any_bound = True
         axis.set_xticks(range(len(entries)), [entry.short for entry in entries], fontsize=8)
-        axis.set_title(report.metric_name(metric), fontsize=10)
+        title = report.metric_name(metric)
+        positive = [height for _, heights in drawn for height in heights if height > 0]
+        if positive and max(positive) >= LOG_SCALE_SPREAD * min(positive):
+            # On a linear axis a bar 100 times shorter than the tallest is invisible: log scale, values written.
+            axis.set_yscale("log")
+            title += ", log scale"
+            for bars, heights in drawn:
+                axis.bar_label(bars, [_bar_value(height) for height in heights], fontsize=7, padding=2)
+        axis.set_title(title, fontsize=10)
         axis.yaxis.set_major_formatter(ticker.FuncFormatter(_tick))
         axis.set_ylabel(unit)
         axis.grid(axis="y", alpha=0.3)
