@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING
 
 import pytest
 
-from connect.testing.harness import ConnectorHarness
+if TYPE_CHECKING:  # imported by the fixtures only: every pytest run of a project with kconnect loads this module
+    from connect.testing.harness import ConnectorHarness
 
 BOOTSTRAP_OPTION = "--kafka-bootstrap"
 BOOTSTRAP_VARIABLE = "KCONNECT_BOOTSTRAP_SERVERS"
@@ -52,6 +54,8 @@ def kafka_harness_bootstrap(request: pytest.FixtureRequest) -> str:
 
 @pytest.fixture
 def connector_harness(harness_worker_props: Mapping[str, str]) -> Iterator[ConnectorHarness]:
+    from connect.testing.harness import ConnectorHarness
+
     with ConnectorHarness(harness_worker_props) as harness:
         yield harness
 
@@ -60,5 +64,7 @@ def connector_harness(harness_worker_props: Mapping[str, str]) -> Iterator[Conne
 def kafka_connector_harness(
     harness_worker_props: Mapping[str, str], kafka_harness_bootstrap: str
 ) -> Iterator[ConnectorHarness]:
+    from connect.testing.harness import ConnectorHarness
+
     with ConnectorHarness(harness_worker_props, bootstrap_servers=kafka_harness_bootstrap) as harness:
         yield harness

@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from connect.api.config import ConfigError
-from connect.api.errors import ConnectError
+from connect.api.errors import ConfigError, ConnectError
 from connect.api.records import TopicPartition
 from connect.testing import ConnectorHarness, wait_for
 from connectors.file.sink import FileStreamSinkConnector
