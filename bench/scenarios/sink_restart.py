@@ -25,6 +25,8 @@ GROUP = "startup"
 KCONNECT_NO_EVICTION = "kconnect-no-eviction"
 PARTITIONS = 3
 BOUND_S = 120.0
+# A trial without eviction waits out a 45 s session: fewer of them than the start-up row's repetitions.
+TRIALS = {"full": 3, "quick": 1}
 METHOD = (
     f"One FileStreamSink connector (`tasks.max=1`) in a standalone worker reads a {PARTITIONS}-partition topic "
     "into a file; one record is produced to every partition and waited for in the file. Then the worker's "
@@ -94,7 +96,7 @@ def run(ctx: RunContext) -> list[BenchmarkResult]:
             rows[key] = SystemResult.not_measurable(label, reason).in_mode(STANDALONE_MODE)
             continue
         try:
-            trials = [_restart_trial(ctx, system, overrides) for _ in range(ctx.sizes.startup_repetitions)]
+            trials = [_restart_trial(ctx, system, overrides) for _ in range(TRIALS.get(ctx.mode, 1))]
         except Exception as error:
             rows[key] = SystemResult.failed(label, str(error).splitlines()[0][:200]).in_mode(STANDALONE_MODE)
             continue
@@ -118,6 +120,6 @@ def run(ctx: RunContext) -> list[BenchmarkResult]:
                 Reference("Java Connect", JAVA_CONNECT),
                 Reference("kconnect without eviction", KCONNECT_NO_EVICTION),
             ),
-            settings={"repetitions": ctx.sizes.startup_repetitions, "partitions": PARTITIONS, "bound_s": BOUND_S},
+            settings={"trials": TRIALS.get(ctx.mode, 1), "partitions": PARTITIONS, "bound_s": BOUND_S},
         )
     ]
