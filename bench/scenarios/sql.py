@@ -5,8 +5,10 @@ key `{"id": i}`; each repetition writes them into a new, empty table (`id BIGINT
 payload TEXT`), in insert and in upsert mode. kconnect is timed from `POST /connectors` until
 `COUNT(*)` reaches N (polled every 100 ms); the plain loop is one Python process that reads the topic
 with an assigned consumer, decodes each value and writes each batch with one SQLAlchemy Core
-executemany (the same INSERT or `ON CONFLICT` upsert) and a commit. The Debezium JDBC sink in Java
-Connect is the Java peer; its row says why it could not be measured here.
+executemany (the same INSERT or `ON CONFLICT` upsert) and a commit. The database's own limit for inserts is
+a plain psycopg `COPY … FROM STDIN` of the same N rows, already decoded in memory (no Kafka, no JSON), in one
+transaction. The Debezium JDBC sink in Java Connect is the Java peer; its row says why it could not be
+measured here.
 
 Source: a table of N such rows is copied to a new topic. kconnect (`mode=incrementing`,
 `batch.max.rows=5000`, schemaless JSON values) is timed from `POST /connectors` until the topic's end
@@ -47,6 +49,8 @@ DEBEZIUM_UNAVAILABLE = (
     "io.debezium:debezium-connector-jdbc is not served by the Maven Central this machine reaches "
     "(tried 2.7 to 3.6), so Java Connect cannot load it"
 )
+PLAIN_COPY = "plain-copy"
+PLAIN_COPY_LABEL = "plain psycopg COPY, rows in memory (the database's limit)"
 SINK_MODES = ("insert", "upsert")
 BATCH_ROWS = 5000
 JSON_SCHEMALESS = {
@@ -127,6 +131,21 @@ def _plain_sink(ctx: RunContext, engine: sa.Engine, topic: str, table: sa.Table,
     finally:
         consumer.close()
     return time.perf_counter() - started
+
+
+def _plain_copy(engine: sa.Engine, table: sa.Table, rows: list[tuple[int, str]]) -> float:
+    """Seconds to COPY `rows` into `table` with psycopg and commit: the database's bulk-load speed."""
+    connection = engine.raw_connection()
+    try:
+        started = time.perf_counter()
+        cursor = connection.cursor()
+        with cursor.copy(f"COPY {table.name} (id, payload) FROM STDIN") as copy:
+            for row in rows:
+                copy.write_row(row)
+        connection.commit()
+        return time.perf_counter() - started
+    finally:
+        connection.close()
 
 
 def _plain_source(ctx: RunContext, engine: sa.Engine, table: str, topic: str) -> float:
@@ -233,6 +252,23 @@ def _sink_entries(ctx: RunContext, server: LocalPostgres, engine: sa.Engine) -> 
                 rows[sink_name(mode, size)][DEBEZIUM] = SystemResult.not_measurable(
                     DEBEZIUM_LABEL, DEBEZIUM_UNAVAILABLE
                 )
+        for size, value_size in VALUE_SIZES.items():
+            decoded = [(i, payload(value_size).decode()) for i in range(counts[size])]
+
+            def copy(
+                _: int, size: str = size, value_size: int = value_size, decoded: list[tuple[int, str]] = decoded
+            ) -> dict[str, float]:
+                table = fresh_table()
+                try:
+                    seconds = _plain_copy(engine, table, decoded)
+                finally:
+                    table.drop(engine)
+                return throughput(counts[size], value_size, seconds)
+
+            samples = repeat(copy, ctx.sizes.warmups, ctx.sizes.repetitions)
+            rows[sink_name("insert", size)][PLAIN_COPY] = SystemResult.measured(
+                PLAIN_COPY_LABEL, throughput_metrics(samples)
+            )
     finally:
         ctx.admin.delete_topics(list(topics.values()))
     return [
@@ -244,7 +280,11 @@ def _sink_entries(ctx: RunContext, server: LocalPostgres, engine: sa.Engine) -> 
             __doc__ or "",
             THROUGHPUT_METRICS,
             rows[sink_name(mode, size)],
-            comparisons=(Reference("plain SQLAlchemy loop", PLAIN_SQLALCHEMY), Reference("Debezium JDBC", DEBEZIUM)),
+            comparisons=(
+                Reference("plain SQLAlchemy loop", PLAIN_SQLALCHEMY),
+                *((Reference("plain COPY", PLAIN_COPY),) if mode == "insert" else ()),
+                Reference("Debezium JDBC", DEBEZIUM),
+            ),
             ratio_metrics=(RECORDS_PER_S,),
             settings={"records": counts[size], "value_bytes": VALUE_SIZES[size], "batch_rows": BATCH_ROWS},
         )

@@ -6,9 +6,15 @@ key, ...). Tables are created or evolved before the transaction begins. In upser
 only the last row of each key: the outcome is the same and PostgreSQL refuses one statement touching
 a row twice.
 
-When the transaction fails for a reason of the data (not the connection), it is rolled back and the
-rows are written again one by one, each in a transaction of its own: the rows the database refuses
-are returned with its reason, for the task to report; the rest are written. Connection failures
+On PostgreSQL a run goes through COPY (`pg_bulk`) where its values allow, else through the statements of
+`sink_statements` as one executemany.
+
+When the transaction fails for a reason of the data (not the connection), it is rolled back and written
+again in one transaction with each run under a savepoint: a run the database refuses is split in halves,
+each tried again under its own savepoint, until the refused rows stand alone, so the rest keeps the bulk
+path (k refused rows of n cost about k·log2(n) attempts). The refused rows are returned with the database's
+reason, for the task to report; the rest are written. SQLite, whose Python driver cannot be trusted with
+savepoints, writes the rows one by one instead, each in a transaction of its own. Connection failures
 propagate as `sa.exc.DBAPIError`s for which `is_connection_failure` is true.
 """
 
@@ -21,6 +27,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from connectors.sql import pg_bulk
 from connectors.sql import sink_statements as statements
 from connectors.sql.connection import describe_error
 from connectors.sql.sink_config import UPDATE, UPSERT, SinkSettings
@@ -56,7 +63,36 @@ class SinkWriter:
         except sa.exc.DBAPIError as exc:
             if is_connection_failure(exc):
                 raise
-        return self._one_by_one(connection, prepared)
+        if connection.dialect.name == "sqlite":
+            return self._one_by_one(connection, prepared)
+        return self._isolating_refusals(connection, prepared)
+
+    def _isolating_refusals(
+        self, connection: sa.Connection, prepared: list[tuple[sa.Table, list[SinkRow]]]
+    ) -> list[tuple[SinkRow, str]]:
+        refused: list[tuple[SinkRow, str]] = []
+        _end_transaction(connection)
+        with connection.begin():
+            for table, run in prepared:
+                self._write_or_split(connection, table, run, refused)
+        return refused
+
+    def _write_or_split(
+        self, connection: sa.Connection, table: sa.Table, run: list[SinkRow], refused: list[tuple[SinkRow, str]]
+    ) -> None:
+        try:
+            with connection.begin_nested():
+                self._execute(connection, table, run)
+            return
+        except sa.exc.DBAPIError as exc:
+            if is_connection_failure(exc):
+                raise
+            if len(run) == 1:
+                refused.append((run[0], describe_error(exc)))
+                return
+        middle = len(run) // 2
+        self._write_or_split(connection, table, run[:middle], refused)
+        self._write_or_split(connection, table, run[middle:], refused)
 
     def _one_by_one(
         self, connection: sa.Connection, prepared: list[tuple[sa.Table, list[SinkRow]]]
@@ -92,6 +128,15 @@ class SinkWriter:
         keys = first.key_columns
         dialect = connection.dialect.name
         values = [self._adapt(row.values, dialect) for row in run]
+        operation = "delete" if first.delete else self.settings.insert_mode
+        columns = list(first.values)
+        if operation == UPDATE and len(columns) <= len(keys):
+            return  # nothing to set
+        if pg_bulk.applies(connection) and pg_bulk.copyable(table, columns, values):
+            if operation == UPDATE:  # one row per key, the last: as the updates one after the other would leave it
+                values = list({tuple(v[c] for c in keys): v for v in values}.values())
+            pg_bulk.write(connection, table, operation, columns, keys, values, self.zone)
+            return
         if first.delete:
             connection.execute(statements.delete(table, keys), [statements.key_params(v, keys) for v in values])
             return
@@ -99,9 +144,8 @@ class SinkWriter:
         if mode == UPSERT:
             connection.execute(statements.upsert(table, dialect, list(first.values), keys), values)
         elif mode == UPDATE:
-            if len(first.values) > len(keys):
-                statement = statements.update(table, list(first.values), keys)
-                connection.execute(statement, [statements.update_params(v, keys) for v in values])
+            statement = statements.update(table, columns, keys)
+            connection.execute(statement, [statements.update_params(v, keys) for v in values])
         else:
             connection.execute(statements.insert(table), values)
 
