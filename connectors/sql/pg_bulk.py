@@ -1,8 +1,12 @@
 """PostgreSQL's bulk path for the sink: `COPY … FROM STDIN` through psycopg 3, inside the put's transaction.
 
 - insert: COPY straight into the table;
-- upsert, update, delete: COPY into a temporary table of the run's columns (dropped at commit), then one
-  statement from it: `INSERT … SELECT … ON CONFLICT (key) DO UPDATE`, `UPDATE … FROM`, `DELETE … USING`.
+- upsert, update, delete: COPY into a temporary staging table of the run's columns, then one statement
+  from it: `INSERT … SELECT … ON CONFLICT (key) DO UPDATE`, `UPDATE … FROM`, `DELETE … USING`. A staging
+  table is made once per connection and shape (`CREATE TEMPORARY TABLE IF NOT EXISTS`, so a savepoint or
+  transaction rolled back with its creation costs nothing but its making again) and emptied by each commit
+  (`ON COMMIT DELETE ROWS`): no catalog change per put. A second run of the same shape in one transaction
+  empties it first.
 
 COPY hands every value to the server as text, which the server parses by the column's type, where an
 INSERT's parameters arrive typed and are cast. The two agree on the values a column naturally holds
@@ -17,7 +21,8 @@ drop the offset instead).
 from __future__ import annotations
 
 import datetime as dt
-import itertools
+import hashlib
+import operator
 from collections.abc import Iterable, Sequence
 from decimal import Decimal
 from typing import Any
@@ -26,7 +31,6 @@ import sqlalchemy as sa
 
 _NONE = type(None)
 _NUMBERS = frozenset({int, float, Decimal, _NONE})
-_stage_numbers = itertools.count()
 
 
 def applies(connection: sa.Connection) -> bool:
@@ -94,7 +98,9 @@ def _rows(
 ) -> Iterable[tuple[Any, ...]]:
     adapters = _cell_adapter(table, zone)
     if not any(name in adapters for name in columns):
-        return (tuple(row[name] for name in columns) for row in values)
+        if len(columns) == 1:
+            return ((row[columns[0]],) for row in values)
+        return map(operator.itemgetter(*columns), values)
     cells = [(name, adapters.get(name)) for name in columns]
     return (tuple(row[name] if adapt is None else adapt(row[name]) for name, adapt in cells) for row in values)
 
@@ -107,8 +113,10 @@ def write(
     key_columns: Sequence[str],
     values: Sequence[dict[str, Any]],
     zone: dt.tzinfo,
+    used: set[str],
 ) -> None:
-    """Write a run of alike rows (`operation`: insert, upsert, update or delete) in the open transaction.
+    """Write a run of alike rows (`operation`: insert, upsert, update or delete) in the open transaction;
+    `used` holds the staging tables the transaction wrote to (a new set for each transaction).
     The driver's errors come as SQLAlchemy's `DBAPIError`s, as the statements' would (a lost connection
     invalidates the connection)."""
     import psycopg
@@ -116,7 +124,7 @@ def write(
     driver_connection = connection.connection.driver_connection
     cursor = driver_connection.cursor()  # type: ignore[union-attr]
     try:
-        _write(cursor, table, operation, columns, key_columns, values, zone)
+        _write(cursor, table, operation, columns, key_columns, values, zone, used)
     except psycopg.Error as exc:
         lost = connection.dialect.is_disconnect(exc, driver_connection, cursor)  # type: ignore[arg-type]
         if lost:
@@ -136,24 +144,36 @@ def _write(
     key_columns: Sequence[str],
     values: Sequence[dict[str, Any]],
     zone: dt.tzinfo,
+    used: set[str],
 ) -> None:
-    from psycopg import sql
-
     rows = _rows(table, columns, values, zone)
     target = _identifier(table)
     if operation == "insert":
         _copy(cursor, target, columns, rows)
         return
-    stage = sql.Identifier(f"kconnect_stage_{next(_stage_numbers)}")
-    names = sql.SQL(", ").join(map(sql.Identifier, columns))
-    cursor.execute(
-        sql.SQL("CREATE TEMPORARY TABLE {} ON COMMIT DROP AS SELECT {} FROM {} WITH NO DATA").format(
-            stage, names, target
-        )
-    )
+    stage = _stage(cursor, table, target, columns, used)
     _copy(cursor, stage, columns, rows)
     cursor.execute(_from_stage(operation, target, stage, columns, key_columns))
-    cursor.execute(sql.SQL("DROP TABLE {}").format(stage))
+
+
+def _stage(cursor: Any, table: sa.Table, target: Any, columns: Sequence[str], used: set[str]) -> Any:
+    """The staging table for `table`'s `columns`, made if need be, empty (`used`: the staging tables this
+    transaction wrote to)."""
+    from psycopg import sql
+
+    shape = "\0".join((table.schema or "", table.name, *columns)).encode()
+    name = f"kconnect_stage_{hashlib.sha1(shape).hexdigest()[:20]}"
+    stage = sql.Identifier(name)
+    names = sql.SQL(", ").join(map(sql.Identifier, columns))
+    cursor.execute(
+        sql.SQL(
+            "CREATE TEMPORARY TABLE IF NOT EXISTS {} ON COMMIT DELETE ROWS AS SELECT {} FROM {} WITH NO DATA"
+        ).format(stage, names, target)
+    )
+    if name in used:
+        cursor.execute(sql.SQL("DELETE FROM {}").format(stage))
+    used.add(name)
+    return stage
 
 
 def _from_stage(operation: str, target: Any, stage: Any, columns: Sequence[str], key_columns: Sequence[str]) -> Any:

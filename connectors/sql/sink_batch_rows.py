@@ -6,8 +6,10 @@ writes, and rows of the batch share one dict of column schemas, taken from the b
 No Struct is built per record. A record the columns cannot settle (a null key column, a nested field
 with a value, a key that is not one of the batch's usual shape) takes the record path instead
 (`sink_rows.row_of`, on that one value as a Struct), so it gets the same row, or the same reason it
-cannot become one, as through `put`. Other batches (JSON, tombstones, records converted one by one) are
-read a record at a time from their columns, also without a `SinkRecord` each.
+cannot become one, as through `put`. Schemaless values (JSON without schemas) whose maps all have the same
+keys become columns the same way, and so do schemaless map keys under pk.mode=record_key. Other batches
+(tombstones, maps of differing keys, records converted one by one) are read a record at a time from their
+columns, also without a `SinkRecord` each.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from dataclasses import dataclass, field
 from itertools import repeat
 from typing import Any
 
-from connect.api import DataError, SinkRecordBatch, StructColumns
+from connect.api import DataError, SinkRecordBatch
 from connect.api.data import Schema, SchemaType
 from connectors.sql.sink_config import KAFKA_PK_DEFAULTS, PK_KAFKA, PK_RECORD_KEY, PK_RECORD_VALUE, SinkSettings
 from connectors.sql.sink_rows import KAFKA_SCHEMAS, SinkRow, column_value, record_key_columns, row_of, table_name
@@ -26,6 +28,7 @@ Refusal = tuple[int, str]
 """A record of the batch that cannot become a row: its index and the reason."""
 
 _NESTED = frozenset({SchemaType.STRUCT, SchemaType.MAP, SchemaType.ARRAY})
+_SCHEMALESS_NESTED = frozenset({dict, list})
 # Primitive columns a converter gives in the driver's types already (what `column_value` leaves as it is).
 _AS_THEY_ARE = frozenset(
     {
@@ -45,9 +48,40 @@ def rows_of_batch(batch: SinkRecordBatch, settings: SinkSettings) -> tuple[list[
     """The batch's rows, in record order, and the records that cannot become rows."""
     table = table_name(settings, batch.topic_partition.topic)
     columns = batch.value_columns
-    if columns is None:
-        return _rows_by_record(batch, range(len(batch)), table, settings)
-    return _rows_by_column(batch, columns, table, settings)
+    by_record: set[int] = set()  # records left to the record path
+    if columns is not None:
+        schemas: dict[str, Schema | None] = {f.name: f.schema for f in columns.schema.fields}
+        fields = {
+            name: _column(values, columns.schema.fields[i].schema, name, by_record)
+            for i, (name, values) in enumerate(columns.columns.items())
+        }
+        return _rows_by_column(batch, fields, schemas, table, settings, by_record)
+    maps = _map_fields(batch.values, by_record)
+    if maps is not None:
+        return _rows_by_column(batch, maps, dict.fromkeys(maps), table, settings, by_record)
+    return _rows_by_record(batch, range(len(batch)), table, settings)
+
+
+def _map_fields(values: Sequence[Any], by_record: set[int]) -> dict[str, Sequence[Any]] | None:
+    """Schemaless values (JSON without schemas) as columns, when every value is a map with the same keys;
+    a record with a nested value is left to the record path (`by_record`). None for any other batch."""
+    if not values or type(values[0]) is not dict:
+        return None
+    shape = values[0].keys()
+    if any(type(value) is not dict or value.keys() != shape for value in values):
+        return None
+    columns: dict[str, Sequence[Any]] = {}
+    for name in values[0]:
+        column = [value[name] for value in values]
+        _flag_nested(column, by_record)
+        columns[str(name)] = column
+    return columns
+
+
+def _flag_nested(column: Sequence[Any], by_record: set[int]) -> None:
+    """Add the records whose value in `column` is a map or a list (no column takes one) to `by_record`."""
+    if not _SCHEMALESS_NESTED.isdisjoint(map(type, column)):
+        by_record.update(i for i, value in enumerate(column) if type(value) in _SCHEMALESS_NESTED)
 
 
 def _rows_by_record(
@@ -84,14 +118,19 @@ class _Keys:
 
 
 def _rows_by_column(
-    batch: SinkRecordBatch, columns: StructColumns, table: str, settings: SinkSettings
+    batch: SinkRecordBatch,
+    fields: dict[str, Sequence[Any]],
+    schemas: dict[str, Schema | None],
+    table: str,
+    settings: SinkSettings,
+    by_record: set[int],
 ) -> tuple[list[SinkRow], list[Refusal]]:
-    schemas = {f.name: f.schema for f in columns.schema.fields}
-    by_record: set[int] = set()  # records left to the record path
-    fields = {name: _column(values, schemas[name], name, by_record) for name, values in columns.columns.items()}
+    """Rows zipped from the value columns `fields` (and the key columns), records in `by_record` and those
+    the keys add to it made by the record path."""
+    count = len(batch)
     keys = _keys(batch, fields, schemas, settings, by_record)
     if keys is None:  # every record gets the record path's reason
-        return _rows_by_record(batch, range(len(columns)), table, settings)
+        return _rows_by_record(batch, range(count), table, settings)
     whitelist = settings.fields_whitelist
     written = [name for name in fields if name not in keys.names and (not whitelist or name in whitelist)]
     row_schemas = {**keys.schemas, **{name: schemas[name] for name in written}}
@@ -100,7 +139,7 @@ def _rows_by_column(
     per_record = keys.per_record
     rows: list[SinkRow] = []
     refused: list[Refusal] = []
-    for index, row in zip(range(len(columns)), tuples, strict=False):
+    for index, row in zip(range(count), tuples, strict=False):
         if index in by_record:
             one, reasons = _rows_by_record(batch, (index,), table, settings)
             rows += one
@@ -118,7 +157,7 @@ def _rows_by_column(
 def _keys(
     batch: SinkRecordBatch,
     fields: dict[str, Sequence[Any]],
-    schemas: dict[str, Schema],
+    schemas: dict[str, Schema | None],
     settings: SinkSettings,
     by_record: set[int],
 ) -> _Keys | None:
@@ -140,7 +179,7 @@ def _keys(
                 by_record.update(i for i, value in enumerate(column) if value is None)
         return _Keys(names, {name: schemas[name] for name in names}, columns)
     if mode == PK_RECORD_KEY:
-        return _record_keys(batch, settings, by_record)
+        return _map_keys(batch, settings, by_record) or _record_keys(batch, settings, by_record)
     return _Keys()
 
 
@@ -157,6 +196,27 @@ def _column(values: Sequence[Any], schema: Schema, name: str, by_record: set[int
     except DataError:  # a value unlike its schema: the record path says which records fail
         by_record.update(range(len(values)))
         return values
+
+
+def _map_keys(batch: SinkRecordBatch, settings: SinkSettings, by_record: set[int]) -> _Keys | None:
+    """pk.mode=record_key with schemaless keys that are all maps with the same keys: the key columns as
+    columns; a record whose key column is null or nested is left to the record path. None otherwise."""
+    keys = batch.keys
+    if batch.key_schema is not None or not keys or type(keys[0]) is not dict:
+        return None
+    shape = keys[0].keys()
+    if any(type(key) is not dict or key.keys() != shape for key in keys):
+        return None
+    names = settings.pk_fields or tuple(str(name) for name in keys[0])
+    if any(name not in shape for name in names):
+        return None
+    columns: list[Sequence[Any]] = [[key[name] for key in keys] for name in names]
+    for column in columns:
+        _flag_nested(column, by_record)
+        if None in column:
+            by_record.update(i for i, value in enumerate(column) if value is None)
+    schemas: dict[str, Schema | None] = dict.fromkeys(names)
+    return _Keys(names, schemas, columns)
 
 
 def _record_keys(batch: SinkRecordBatch, settings: SinkSettings, by_record: set[int]) -> _Keys:

@@ -47,6 +47,7 @@ class SinkWriter:
         self.settings = settings
         self.zone = zone
         self.tables = TableCache(settings.auto_create, settings.auto_evolve)
+        self._stages_used: set[str] = set()  # by the current transaction (`pg_bulk`)
 
     def write(self, connection: sa.Connection, rows: Sequence[SinkRow]) -> list[tuple[SinkRow, str]]:
         """Writes `rows`; the rows the database refused, with its reasons."""
@@ -55,6 +56,7 @@ class SinkWriter:
         runs = list(self._runs(rows))
         prepared = [(self.tables.table_for(connection, run[0].table, run), run) for run in runs]
         _end_transaction(connection)  # reflecting the tables began one
+        self._stages_used = set()
         try:
             with connection.begin():
                 for table, run in prepared:
@@ -72,6 +74,7 @@ class SinkWriter:
     ) -> list[tuple[SinkRow, str]]:
         refused: list[tuple[SinkRow, str]] = []
         _end_transaction(connection)
+        self._stages_used = set()
         with connection.begin():
             for table, run in prepared:
                 self._write_or_split(connection, table, run, refused)
@@ -135,7 +138,7 @@ class SinkWriter:
         if pg_bulk.applies(connection) and pg_bulk.copyable(table, columns, values):
             if operation == UPDATE:  # one row per key, the last: as the updates one after the other would leave it
                 values = list({tuple(v[c] for c in keys): v for v in values}.values())
-            pg_bulk.write(connection, table, operation, columns, keys, values, self.zone)
+            pg_bulk.write(connection, table, operation, columns, keys, values, self.zone, self._stages_used)
             return
         if first.delete:
             connection.execute(statements.delete(table, keys), [statements.key_params(v, keys) for v in values])

@@ -250,3 +250,56 @@ def test_a_tombstone_comes_in_batches_of_records_and_deletes_its_key(tmp_path: P
     task.stop()
     with sqlite3.connect(db) as connection:
         assert connection.execute("SELECT id, name, level FROM orders").fetchall() == [(1, None, 1)]
+
+
+def _schemaless_batch(values: list[bytes | None], keys: list[bytes | None]) -> SinkRecordBatch:
+    """Consumed JSON records without schemas, converted as the worker converts a batch."""
+    converter = JsonConverter()
+    converter.configure({"schemas.enable": "false"}, False)
+    key_converter = JsonConverter()
+    key_converter.configure({"schemas.enable": "false"}, True)
+    messages = [FakeMessage(TOPIC, 0, n, k, v) for n, (k, v) in enumerate(zip(keys, values, strict=True))]
+    [batch] = split_by_partition(messages, None, None, lambda _topic, _headers: ())
+    assert batch.convert(key_converter, converter, value_columns=True)
+    return batch
+
+
+SCHEMALESS = [
+    b'{"id": 0, "name": "a", "amount": 1.5, "flag": true}',
+    b'{"name": "b", "id": 1, "amount": 2, "flag": false}',  # the same keys in another order
+    b'{"id": 2, "name": null, "amount": 3.5, "flag": true}',
+    b'{"id": 3, "name": ["nested"], "amount": 4.5, "flag": true}',  # refused: a list is no column
+    b'{"id": null, "name": "e", "amount": 5.5, "flag": true}',  # refused where id is a key column
+]
+
+
+@pytest.mark.parametrize(
+    "props",
+    [
+        {},
+        {"pk.mode": "record_key"},
+        {"pk.mode": "record_key", "pk.fields": "id"},
+        {"pk.mode": "record_value", "pk.fields": "id"},
+        {"pk.mode": "kafka", "fields.whitelist": "name"},
+    ],
+    ids=str,
+)
+def test_rows_from_schemaless_maps_of_one_shape_are_the_rows_of_the_records(props: dict[str, str]) -> None:
+    """Maps with the same keys become rows column by column; each row and each refusal is the record path's."""
+    settings = _settings(**props)
+    keys: list[bytes | None] = [b'{"id": %d}' % n for n in range(len(SCHEMALESS))]
+    keys[4] = b'{"id": null}'
+    batch = _schemaless_batch(SCHEMALESS, keys)
+    built = _records_built(batch)
+    rows, refused = rows_of_batch(batch, settings)
+    expected_rows, expected_refused = [], []
+    for record in _schemaless_batch(SCHEMALESS, keys):
+        try:
+            expected_rows.append(to_row(record, settings))
+        except DataError as exc:
+            expected_refused.append((record.kafka_offset, str(exc)))
+    assert [(r.index, r.key_columns, r.values) for r in rows] == [
+        (e.record.kafka_offset, e.key_columns, e.values) for e in expected_rows
+    ]
+    assert refused == expected_refused and refused
+    assert built == []  # no SinkRecord was made for a row or a refusal
