@@ -1,4 +1,4 @@
-"""The SQL connectors on PostgreSQL: the sink and the source next to plain SQLAlchemy loops doing the same work.
+"""The SQL connectors on PostgreSQL (and the sink on MariaDB): next to plain SQLAlchemy loops doing the same work.
 
 Sink: a 1-partition topic holds N schemaless JSON records `{"id": i, "payload": "<value bytes>"}` with
 key `{"id": i}`; each repetition writes them into a new, empty table (`id BIGINT PRIMARY KEY,
@@ -7,8 +7,9 @@ payload TEXT`), in insert and in upsert mode. kconnect is timed from `POST /conn
 with an assigned consumer, decodes each value and writes each batch with one SQLAlchemy Core
 executemany (the same INSERT or `ON CONFLICT` upsert) and a commit. The database's own limit for inserts is
 a plain psycopg `COPY … FROM STDIN` of the same N rows, already decoded in memory (no Kafka, no JSON), in one
-transaction. The Debezium JDBC sink in Java Connect is the Java peer; its row says why it could not be
-measured here.
+transaction. The same sink rows run on MariaDB too (`sql-sink-mariadb-*`), next to the same plain loop there
+(PyMySQL sends each executemany as multi-row INSERTs; upserts `ON DUPLICATE KEY UPDATE`). The Debezium JDBC
+sink in Java Connect is the Java peer; its row says why it could not be measured here.
 
 Source: a table of N such rows is copied to a new topic. kconnect (`mode=incrementing`,
 `batch.max.rows=5000`, schemaless JSON values) is timed from `POST /connectors` until the topic's end
@@ -24,12 +25,13 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
 import sqlalchemy as sa
 from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition
-from sqlalchemy.dialects import postgresql
+from sqlalchemy.dialects import mysql, postgresql
 
 from bench.catalog import KCONNECT, PLAIN_SQLALCHEMY, SYSTEM_LABELS
 from bench.clients import new_producer
@@ -39,7 +41,7 @@ from bench.scenarios.common import RECORDS_PER_S, THROUGHPUT_METRICS, payload, t
 from bench.scenarios.sql_avro import avro_sink_entries
 from bench.settings import PRODUCER_SETTINGS, VALUE_SIZES
 from bench.systems.base import RunningWorker
-from tests.fixtures.sql.servers import LocalPostgres
+from tests.fixtures.sql.servers import LocalMariaDB, LocalPostgres
 from tests.fixtures.tcp_ports import free_port
 
 GROUP = "sql"
@@ -61,8 +63,19 @@ JSON_SCHEMALESS = {
 }
 
 
-def sink_name(mode: str, size: str) -> str:
-    return f"sql-sink-{mode}-{size}"
+def sink_name(mode: str, size: str, database: str = "postgresql") -> str:
+    # PostgreSQL's rows keep the names they had before MariaDB's were added.
+    return f"sql-sink-{mode}-{size}" if database == "postgresql" else f"sql-sink-{database}-{mode}-{size}"
+
+
+@dataclass(frozen=True)
+class Database:
+    """Where a sink row writes: the server's SQLAlchemy URL and an engine on it."""
+
+    key: str  # "postgresql" or "mariadb": SQLAlchemy's dialect name
+    label: str
+    url: str
+    engine: sa.Engine
 
 
 def source_name(size: str) -> str:
@@ -73,6 +86,16 @@ def source_name(size: str) -> str:
 def _postgres() -> Iterator[LocalPostgres]:
     server = LocalPostgres(free_port())
     server.start()  # under pg_ctl, outside the harness's process set: stopped and removed below
+    try:
+        yield server
+    finally:
+        server.remove()
+
+
+@contextmanager
+def _mariadb() -> Iterator[LocalMariaDB]:
+    server = LocalMariaDB(free_port())
+    server.start()
     try:
         yield server
     finally:
@@ -110,9 +133,12 @@ def _fill_topic(ctx: RunContext, topic: str, value_size: int, count: int) -> Non
 
 def _plain_sink(ctx: RunContext, engine: sa.Engine, topic: str, table: sa.Table, mode: str, count: int) -> float:
     """Seconds for one Python process to copy the topic into `table` with SQLAlchemy Core."""
-    if mode == "upsert":
+    if mode == "upsert" and engine.dialect.name == "postgresql":
         insert = postgresql.insert(table)
         statement: Any = insert.on_conflict_do_update(index_elements=["id"], set_={"payload": insert.excluded.payload})
+    elif mode == "upsert":
+        upsert = mysql.insert(table)
+        statement = upsert.on_duplicate_key_update(payload=upsert.inserted.payload)
     else:
         statement = sa.insert(table)
     consumer = Consumer({"bootstrap.servers": ctx.bootstrap_servers, "group.id": ctx.unique("plain-sql")})
@@ -175,21 +201,33 @@ def run(ctx: RunContext) -> list[BenchmarkResult]:
     with _postgres() as server:
         engine = sa.create_engine(server.url)
         try:
-            return (
-                _sink_entries(ctx, server, engine)
+            entries = (
+                _sink_entries(ctx, Database("postgresql", "PostgreSQL", server.url, engine))
                 + _source_entries(ctx, server, engine)
                 + avro_sink_entries(ctx, server.url, GROUP)
             )
         finally:
             engine.dispose()
+    with _mariadb() as maria:
+        admin = sa.create_engine(maria.url)
+        with admin.begin() as connection:
+            connection.execute(sa.text("CREATE DATABASE kconnect_bench"))
+        admin.dispose()
+        url = sa.make_url(maria.url).set(database="kconnect_bench").render_as_string(hide_password=False)
+        engine = sa.create_engine(url)
+        try:
+            return entries + _sink_entries(ctx, Database("mariadb", "MariaDB", url, engine))
+        finally:
+            engine.dispose()
 
 
-def _sink_entries(ctx: RunContext, server: LocalPostgres, engine: sa.Engine) -> list[BenchmarkResult]:
+def _sink_entries(ctx: RunContext, database: Database) -> list[BenchmarkResult]:
+    engine, db = database.engine, database.key
     counts = {size: ctx.sizes.sql_records[size] for size in VALUE_SIZES}
     topics = {size: ctx.unique(f"sql-sink-input-{value_size}") for size, value_size in VALUE_SIZES.items()}
     for size, value_size in VALUE_SIZES.items():
         _fill_topic(ctx, topics[size], value_size, counts[size])
-    names = [sink_name(mode, size) for mode in SINK_MODES for size in VALUE_SIZES]
+    names = [sink_name(mode, size, db) for mode in SINK_MODES for size in VALUE_SIZES]
 
     def fresh_table() -> sa.Table:
         table = _table(sa.MetaData(), ctx.unique("sink_rows").replace("-", "_"))
@@ -206,7 +244,7 @@ def _sink_entries(ctx: RunContext, server: LocalPostgres, engine: sa.Engine) -> 
                     table = fresh_table()
                     config = {
                         "connector.class": "io.confluent.connect.jdbc.JdbcSinkConnector",
-                        "connection.url": server.url,
+                        "connection.url": database.url,
                         "topics": topics[size],
                         "table.name.format": table.name,
                         "insert.mode": mode,
@@ -228,7 +266,9 @@ def _sink_entries(ctx: RunContext, server: LocalPostgres, engine: sa.Engine) -> 
                     return throughput(counts[size], value_size, finished - started)
 
                 samples = repeat(measure, ctx.sizes.warmups, ctx.sizes.repetitions)
-                record(sink_name(mode, size), SystemResult.measured(worker.system.label, throughput_metrics(samples)))
+                record(
+                    sink_name(mode, size, db), SystemResult.measured(worker.system.label, throughput_metrics(samples))
+                )
 
     kconnect = [system for system in ctx.systems if system.key == KCONNECT]
     try:
@@ -246,13 +286,13 @@ def _sink_entries(ctx: RunContext, server: LocalPostgres, engine: sa.Engine) -> 
 
                 samples = repeat(plain, ctx.sizes.warmups, ctx.sizes.repetitions)
                 label = SYSTEM_LABELS[PLAIN_SQLALCHEMY]
-                rows[sink_name(mode, size)][PLAIN_SQLALCHEMY] = SystemResult.measured(
+                rows[sink_name(mode, size, db)][PLAIN_SQLALCHEMY] = SystemResult.measured(
                     label, throughput_metrics(samples)
                 )
-                rows[sink_name(mode, size)][DEBEZIUM] = SystemResult.not_measurable(
+                rows[sink_name(mode, size, db)][DEBEZIUM] = SystemResult.not_measurable(
                     DEBEZIUM_LABEL, DEBEZIUM_UNAVAILABLE
                 )
-        for size, value_size in VALUE_SIZES.items():
+        for size, value_size in VALUE_SIZES.items() if db == "postgresql" else ():
             decoded = [(i, payload(value_size).decode()) for i in range(counts[size])]
 
             def copy(
@@ -273,16 +313,16 @@ def _sink_entries(ctx: RunContext, server: LocalPostgres, engine: sa.Engine) -> 
         ctx.admin.delete_topics(list(topics.values()))
     return [
         ctx.entry(
-            sink_name(mode, size),
+            sink_name(mode, size, db),
             GROUP,
-            f"Kafka → PostgreSQL, SQL sink, {mode}, {size} rows",
-            f"{mode} {size}",
+            f"Kafka → {database.label}, SQL sink, {mode}, {size} rows",
+            f"{mode} {size}" if db == "postgresql" else f"{database.label} {mode} {size}",
             __doc__ or "",
             THROUGHPUT_METRICS,
-            rows[sink_name(mode, size)],
+            rows[sink_name(mode, size, db)],
             comparisons=(
                 Reference("plain SQLAlchemy loop", PLAIN_SQLALCHEMY),
-                *((Reference("plain COPY", PLAIN_COPY),) if mode == "insert" else ()),
+                *((Reference("plain COPY", PLAIN_COPY),) if mode == "insert" and db == "postgresql" else ()),
                 Reference("Debezium JDBC", DEBEZIUM),
             ),
             ratio_metrics=(RECORDS_PER_S,),
