@@ -100,7 +100,11 @@ def test_a_killed_workers_tasks_run_on_the_survivors_within_three_seconds(
     owners = wait_until(
         lambda: cluster.balanced_on(CONNECTORS, TASKS, survivors, via=survivors[0]), 30, "6 tasks on each survivor"
     )
+    balanced = time.monotonic() - started
+    print("measured failover_balanced_s:", round(balanced, 3))
     assert sorted(per_worker(owners).values()) == [6, 6]
+    # Issue 35's target is balanced ±1 within the same 3 s: the dead worker's slots are dealt out by the group.
+    assert balanced <= 3.0, f"balanced after {balanced:.2f} s\n{cluster.logs()}"
 
 
 def test_a_stopped_worker_hands_its_tasks_over_within_five_seconds(clusters: Callable[..., Cluster]) -> None:
