@@ -134,7 +134,12 @@ class ConnectorHarness:
             if name in self._configs:
                 raise ConnectError(f"Connector {name} is already running in this harness")
             self._configs[name] = resolved
-        self.worker.start_connector(name, resolved, TargetState.STARTED, self._reconfigure_later)
+        try:
+            self.worker.start_connector(name, resolved, TargetState.STARTED, self._reconfigure_later)
+        except BaseException:
+            with self._lock:
+                self._configs.pop(name, None)  # not started: the name may be used again
+            raise
         self._start_tasks(name)
 
     def _start_tasks(self, name: str) -> None:
@@ -163,7 +168,8 @@ class ConnectorHarness:
     def stop(self, name: str) -> None:
         """Stop the connector and its tasks (each within `task.shutdown.graceful.timeout.ms`); its offsets stay."""
         with self._lock:
-            self._configs.pop(name)
+            if self._configs.pop(name, None) is None:
+                raise ConnectError(f"Connector {name} is not running in this harness")
             self._stop_tasks(name)
             self.worker.stop_connector(name)
 

@@ -156,3 +156,16 @@ def test_a_harness_over_a_real_cluster_needs_its_address(
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-W", "ignore")
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*kafka_connector_harness needs a Kafka cluster: pass --kafka-bootstrap*"])
+
+
+def test_a_connector_class_that_is_not_installed_is_refused_and_its_name_stays_free(
+    connector_harness: ConnectorHarness, tmp_path: Path
+) -> None:
+    with pytest.raises(ConfigError, match=r"connector\.class"):
+        connector_harness.start("lines", {"connector.class": "no.such.Connector", "topic": "t"})
+    with pytest.raises(ConnectError, match="not running"):
+        connector_harness.stop("lines")
+    source = tmp_path / "in.txt"
+    source.write_text("a\n", encoding="utf-8")
+    connector_harness.start("lines", {"connector.class": SOURCE, "file": str(source), "topic": "lines"})
+    assert connector_harness.read_values("lines", 1) == ["a"]
