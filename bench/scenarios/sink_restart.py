@@ -15,7 +15,7 @@ from pathlib import Path
 
 from bench.catalog import JAVA_CONNECT, KCONNECT
 from bench.clients import new_producer
-from bench.harness import STANDALONE_MODE, RunContext, wait_until
+from bench.harness import STANDALONE_MODE, RunContext, short_reason, wait_until
 from bench.results import BenchmarkResult, Metric, Reference, SystemResult
 from bench.settings import FILE_SINK, PRODUCER_SETTINGS
 from bench.systems.base import RunningWorker, WorkerSystem, start_worker, stop_worker
@@ -98,7 +98,7 @@ def run(ctx: RunContext) -> list[BenchmarkResult]:
         try:
             trials = [_restart_trial(ctx, system, overrides) for _ in range(TRIALS.get(ctx.mode, 1))]
         except Exception as error:
-            rows[key] = SystemResult.failed(label, str(error).splitlines()[0][:200]).in_mode(STANDALONE_MODE)
+            rows[key] = SystemResult.failed(label, short_reason(error)).in_mode(STANDALONE_MODE)
             continue
         rows[key] = SystemResult.measured(
             label,

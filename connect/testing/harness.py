@@ -24,11 +24,11 @@ from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, TypeVar
 
-from connect.api.converter import Converter, HeaderConverter
+from connect.api.converter import Converter
 from connect.api.data import Schema
 from connect.api.errors import ConfigError, ConnectError
 from connect.api.records import SourceOffset, SourcePartition, TopicPartition
-from connect.runtime.config.worker_config import HEADER_CONVERTER, KEY_CONVERTER, VALUE_CONVERTER, WorkerConfig
+from connect.runtime.config.worker_config import KEY_CONVERTER, VALUE_CONVERTER, WorkerConfig
 from connect.runtime.domain.info import ConfigInfos
 from connect.runtime.domain.states import ConnectorTaskId, State, TargetState
 from connect.runtime.kafka import KafkaClients, TopicSpec
@@ -299,11 +299,6 @@ class ConnectorHarness:
             converter.configure({k[len(prefix) :]: v for k, v in props.items() if k.startswith(prefix)}, is_key)
             made.append(converter)
         return made[0], made[1]
-
-    def header_converter(self) -> HeaderConverter:
-        converter = self.plugins.header_converter_class(self.config.header_converter)()
-        converter.configure(self.config.converter_props(HEADER_CONVERTER))
-        return converter
 
     # -- offsets -------------------------------------------------------------------------------------------
 

@@ -38,6 +38,7 @@ from connect.runtime.kafka import (
     TopicSpec,
     TransactionalProducer,
 )
+from connect.runtime.kafka.client_config import DEFAULT_MAX_POLL_RECORDS
 
 Headers = tuple[tuple[str, bytes | None], ...]
 
@@ -472,7 +473,7 @@ class MemoryKafkaClients(KafkaClients):
 
     def sink_consumer(self, task: ConnectorTaskId, connector_config: Mapping[str, str]) -> SinkConsumer:
         config = self.consumer_config(task, connector_config)
-        max_records = int(config.get("max.poll.records", "500"))
+        max_records = int(config.get("max.poll.records", DEFAULT_MAX_POLL_RECORDS))
         from_latest = config.get("auto.offset.reset", "earliest") == "latest"
         return MemoryConsumer(self.kafka, config["group.id"], max_records, from_latest=from_latest)
 

@@ -83,10 +83,17 @@ def _identifier(table: sa.Table) -> Any:
     return sql.Identifier(table.schema, table.name) if table.schema else sql.Identifier(table.name)
 
 
+def _names(columns: Sequence[str]) -> Any:
+    """`columns` as a comma-separated list of quoted identifiers."""
+    from psycopg import sql
+
+    return sql.SQL(", ").join(map(sql.Identifier, columns))
+
+
 def _copy(cursor: Any, target: Any, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
     from psycopg import sql
 
-    statement = sql.SQL("COPY {} ({}) FROM STDIN").format(target, sql.SQL(", ").join(map(sql.Identifier, columns)))
+    statement = sql.SQL("COPY {} ({}) FROM STDIN").format(target, _names(columns))
     with cursor.copy(statement) as copy:
         write = copy.write_row
         for row in rows:
@@ -164,7 +171,7 @@ def _stage(cursor: Any, table: sa.Table, target: Any, columns: Sequence[str], us
     shape = "\0".join((table.schema or "", table.name, *columns)).encode()
     name = f"kconnect_stage_{hashlib.sha1(shape).hexdigest()[:20]}"
     stage = sql.Identifier(name)
-    names = sql.SQL(", ").join(map(sql.Identifier, columns))
+    names = _names(columns)
     cursor.execute(
         sql.SQL(
             "CREATE TEMPORARY TABLE IF NOT EXISTS {} ON COMMIT DELETE ROWS AS SELECT {} FROM {} WITH NO DATA"
@@ -182,8 +189,8 @@ def _from_stage(operation: str, target: Any, stage: Any, columns: Sequence[str],
     def joined(template: str, names: Iterable[str], separator: str) -> Any:
         return sql.SQL(separator).join(sql.SQL(template).format(name=sql.Identifier(n)) for n in names)
 
-    names = sql.SQL(", ").join(map(sql.Identifier, columns))
-    keys = sql.SQL(", ").join(map(sql.Identifier, key_columns))
+    names = _names(columns)
+    keys = _names(key_columns)
     updated = [c for c in columns if c not in key_columns]
     matching = joined("t.{name} = s.{name}", key_columns, " AND ")
     if operation == "upsert":

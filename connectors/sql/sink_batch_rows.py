@@ -14,7 +14,7 @@ columns, also without a `SinkRecord` each.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
 from typing import Any
@@ -50,11 +50,8 @@ def rows_of_batch(batch: SinkRecordBatch, settings: SinkSettings) -> tuple[list[
     columns = batch.value_columns
     by_record: set[int] = set()  # records left to the record path
     if columns is not None:
-        schemas: dict[str, Schema | None] = {f.name: f.schema for f in columns.schema.fields}
-        fields = {
-            name: _column(values, columns.schema.fields[i].schema, name, by_record)
-            for i, (name, values) in enumerate(columns.columns.items())
-        }
+        schemas = {f.name: f.schema for f in columns.schema.fields}
+        fields = {name: _column(values, schemas[name], name, by_record) for name, values in columns.columns.items()}
         return _rows_by_column(batch, fields, schemas, table, settings, by_record)
     maps = _map_fields(batch.values, by_record)
     if maps is not None:
@@ -120,7 +117,7 @@ class _Keys:
 def _rows_by_column(
     batch: SinkRecordBatch,
     fields: dict[str, Sequence[Any]],
-    schemas: dict[str, Schema | None],
+    schemas: Mapping[str, Schema | None],
     table: str,
     settings: SinkSettings,
     by_record: set[int],
@@ -157,7 +154,7 @@ def _rows_by_column(
 def _keys(
     batch: SinkRecordBatch,
     fields: dict[str, Sequence[Any]],
-    schemas: dict[str, Schema | None],
+    schemas: Mapping[str, Schema | None],
     settings: SinkSettings,
     by_record: set[int],
 ) -> _Keys | None:

@@ -103,7 +103,7 @@ def test_a_killed_workers_tasks_run_on_the_survivors_within_three_seconds(
     balanced = time.monotonic() - started
     print("measured failover_balanced_s:", round(balanced, 3))
     assert sorted(per_worker(owners).values()) == [6, 6]
-    # Issue 35's target is balanced ±1 within the same 3 s: the dead worker's slots are dealt out by the group.
+    # Balanced ±1 within the same 3 s: the group deals the dead worker's slots out to the survivors.
     assert balanced <= 3.0, f"balanced after {balanced:.2f} s\n{cluster.logs()}"
 
 
