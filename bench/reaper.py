@@ -45,15 +45,33 @@ def still_ours(groups: dict[int, bytes]) -> list[int]:
     return [pgid for pgid, command in groups.items() if command and command_line(pgid) == command]
 
 
+def live_groups() -> set[int]:
+    """The process groups that have a member which has not exited (zombies are done)."""
+    groups: set[int] = set()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        # The command name is in parentheses and may contain spaces; the fields after it are fixed.
+        fields = stat[stat.rfind(")") + 2 :].split()
+        if fields[0] != "Z":
+            groups.add(int(fields[2]))
+    return groups
+
+
 def end_groups(pgids: Iterable[int], grace: float = GRACE_SECONDS) -> None:
     pending = list(pgids)
     for pgid in pending:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(pgid, signal.SIGTERM)
     deadline = time.monotonic() + grace
+    # A group is done when every member is, not when its leader is: a child may outlive its leader.
     while pending and time.monotonic() < deadline:
         time.sleep(0.2)
-        pending = [pgid for pgid in pending if command_line(pgid)]
+        pending = [pgid for pgid in pending if pgid in live_groups()]
     for pgid in pending:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(pgid, signal.SIGKILL)

@@ -8,8 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from bench.procs import ProcessSet, tree_cpu_seconds, tree_pss_bytes, tree_rss_bytes
-from bench.reaper import apply
+from bench.procs import ProcessSet, descendants, tree_cpu_seconds, tree_pss_bytes, tree_rss_bytes
+from bench.reaper import apply, command_line
 from tests.support.waiting import wait_until
 
 REPO = Path(__file__).resolve().parents[3]
@@ -18,11 +18,15 @@ FAMILY = ["sh", "-c", "sleep 300 & echo $! > grandchild.pid; wait"]
 
 
 def running(pid: int) -> bool:
+    return process_state(pid) not in ("gone", "Z")
+
+
+def process_state(pid: int) -> str:
+    """`pid`'s state letter (R, S, Z, ...), or "gone"."""
     try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
     except OSError:
-        return False
-    return state != "Z"
+        return "gone"
 
 
 def grandchild(directory: Path) -> int:
@@ -52,7 +56,7 @@ def test_a_kill_ends_the_whole_group_at_once(tmp_path: Path) -> None:
 HARNESS = """
 import sys, time
 from pathlib import Path
-from bench.procs import ProcessSet, tree_cpu_seconds, tree_pss_bytes, tree_rss_bytes
+from bench.procs import ProcessSet, descendants, tree_cpu_seconds, tree_pss_bytes, tree_rss_bytes
 directory = Path(sys.argv[1])
 with ProcessSet() as processes:
     processes.spawn("family", {family!r}, directory / "family.log", cwd=directory)
@@ -68,9 +72,14 @@ def test_the_reaper_ends_the_groups_of_a_harness_killed_with_sigkill(tmp_path: P
     try:
         wait_until(lambda: (tmp_path / "spawned").exists(), 20)
         child = grandchild(tmp_path)
+        reaper = next(pid for pid in descendants(harness.pid) if b"bench.reaper" in command_line(pid))
         os.kill(harness.pid, signal.SIGKILL)
         harness.wait(10)
-        wait_until(lambda: not running(child), 20)
+        try:
+            wait_until(lambda: not running(child), 20, what="the grandchild's end")
+        except AssertionError as error:
+            states = f"reaper {process_state(reaper)}, grandchild {process_state(child)}"
+            raise AssertionError(f"{error}: {states}") from None
     finally:
         if harness.poll() is None:
             harness.kill()
