@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import FastAPI
+from fastapi import Depends, FastAPI
 
 from connect.api.version import distribution_version
 from connect.runtime.herder import Herder
 from connect.runtime.logs.levels import LoggerLevels
+from rest.authorization.enforcement import authorize_request, check_every_route_has_a_rule
+from rest.authorization.secrets import SecretKeys
 from rest.errors import install_error_handlers
 from rest.expand_answers import ExpandAnswers
 from rest.http_layers.trailing_slash import StripTrailingSlash
@@ -69,9 +71,12 @@ def create_app(
         redirect_slashes=False,
         # Kafka reads a body without Content-Type as JSON too; FastAPI would ignore it by default.
         strict_content_type=False,
+        # Every route, before its handler: who may call it (a no-op unless `rest.authorizer.class` is set).
+        dependencies=[Depends(authorize_request)],
     )
     app.state.herder = herder
     app.state.expand_answers = ExpandAnswers(herder)
+    app.state.secret_keys = SecretKeys(herder)
     app.state.logger_levels = loggers if loggers is not None else LoggerLevels()
     app.state.metrics = metrics if metrics is not None else list
     app.state.cluster = cluster if cluster is not None else single_worker("this worker", "")
@@ -80,4 +85,5 @@ def create_app(
         app.include_router(module.router)
     app.include_router(ui_router)
     app.add_middleware(StripTrailingSlash)
+    check_every_route_has_a_rule(app)
     return app

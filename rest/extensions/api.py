@@ -38,10 +38,12 @@ class RestRequest:
 
 @dataclass(frozen=True)
 class Principal:
-    """Who a request was authenticated as, and by which scheme (`BASIC`, `BEARER`, ...)."""
+    """Who a request was authenticated as, and by which scheme (`BASIC`, `BEARER`, ...); `groups` are those
+    the authenticator knows the principal in (an authorizer's rules may add more)."""
 
     name: str
     scheme: str
+    groups: frozenset[str] = frozenset()
 
 
 class Authenticator(ABC):

@@ -6,6 +6,7 @@ import importlib
 import logging
 from collections.abc import Mapping, Sequence
 from importlib import metadata
+from typing import Any
 
 from connect.api.errors import ConfigError
 from rest.extensions.api import ENTRY_POINT_GROUP, Authenticator, RestExtension, RestExtensionContext
@@ -51,7 +52,17 @@ def load_rest_extensions(
 
 
 def _instantiate(name: str, available: Mapping[str, metadata.EntryPoint]) -> RestExtension:
-    """By entry point name, by the simple name of a (Java) class name, or by a Python import path."""
+    extension: RestExtension = instantiate_plugin(
+        name, available, REST_EXTENSION_CLASSES, RestExtension, "REST extension"
+    )
+    return extension
+
+
+def instantiate_plugin(
+    name: str, available: Mapping[str, metadata.EntryPoint], key: str, base: type[object], what: str
+) -> Any:
+    """A `base` (a `what`) built from `name`: an entry point name, the simple name of a (Java) class name, or a Python
+    import path; ConfigError naming `key` when none of those gives a `base`."""
     entry_point = available.get(name) or available.get(name.rsplit(".", 1)[-1])
     if entry_point is not None:
         target = entry_point.value
@@ -65,13 +76,11 @@ def _instantiate(name: str, available: Mapping[str, metadata.EntryPoint]) -> Res
 
     else:
         installed = ", ".join(sorted(available)) or "none"
-        raise ConfigError(
-            f"{REST_EXTENSION_CLASSES}: no REST extension named {name} is installed (installed: {installed})"
-        )
+        raise ConfigError(f"{key}: no {what} named {name} is installed (installed: {installed})")
     try:
         cls = load()
     except (ImportError, AttributeError) as exc:
-        raise ConfigError(f"{REST_EXTENSION_CLASSES}: cannot load {name} ({target}): {exc}") from exc
-    if not (isinstance(cls, type) and issubclass(cls, RestExtension)):
-        raise ConfigError(f"{REST_EXTENSION_CLASSES}: {target} is not a RestExtension")
+        raise ConfigError(f"{key}: cannot load {name} ({target}): {exc}") from exc
+    if not (isinstance(cls, type) and issubclass(cls, base)):
+        raise ConfigError(f"{key}: {target} is not a {base.__name__}")
     return cls()

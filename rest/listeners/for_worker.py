@@ -8,12 +8,10 @@ from collections.abc import Mapping
 from starlette.types import ASGIApp
 
 from connect.runtime.config.worker_config import WorkerConfig
-from rest.http_layers.stack import http_stack
+from rest.http_layers.stack import ADMIN_LISTENERS, http_stack
 from rest.listeners.addresses import HTTPS, parse_listeners
 from rest.listeners.server import RestServer
 from rest.tls import ADMIN_LISTENERS_PREFIX, LISTENERS_PREFIX, TlsSettings, server_context
-
-ADMIN_LISTENERS = "admin.listeners"
 
 
 def rest_server_for(config: WorkerConfig, app: ASGIApp, environ: Mapping[str, str] | None = None) -> RestServer:
@@ -36,7 +34,7 @@ def rest_server_for(config: WorkerConfig, app: ASGIApp, environ: Mapping[str, st
     return RestServer(
         stack.app,
         listeners,
-        on_stop=stack.extensions.close,
+        on_stop=stack.close,
         https_context=https_context,
         admin_listeners=admin_listeners,
         admin_https_context=admin_https_context,

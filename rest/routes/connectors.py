@@ -6,15 +6,19 @@ Answers are encoded once by `rest.wire`; the `response_model`s are for the OpenA
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Annotated
 from urllib.parse import quote
 
+import orjson
 from fastapi import APIRouter, Path, Query, Request, Response
 from starlette.concurrency import run_in_threadpool
 
 from connect.runtime.domain.errors import BadRequestError
 from connect.runtime.domain.states import TargetState
 from rest import wire
+from rest.authorization.enforcement import authorization_on, visible
+from rest.authorization.secrets import config_for
 from rest.deps import JSON_BODY, ExpandAnswersDep, HerderDep
 from rest.errors import documented
 from rest.schemas import (
@@ -34,15 +38,32 @@ ConnectorName = Annotated[str, Path(description="The connector's name")]
 
 @router.get("", response_model=list[str] | dict[str, ConnectorExpansions])
 async def list_connectors(
+    request: Request,
     herder: HerderDep,
     answers: ExpandAnswersDep,
     expand: Annotated[list[str] | None, Query(description="status and/or info; repeatable")] = None,
 ) -> Response:
     """Connector names; with `expand=status` and/or `expand=info`, an object keyed by name."""
     if expand is None:
-        return JsonAnswer(await run_in_threadpool(herder.connectors))
+        return JsonAnswer(visible(request, await run_in_threadpool(herder.connectors), lambda name: name))
     wanted = {part.strip() for value in expand for part in value.split(",")}
-    return Response(await answers.body("status" in wanted, "info" in wanted), media_type=JsonAnswer.media_type)
+    body = await answers.body("status" in wanted, "info" in wanted)
+    if authorization_on(request):
+        body = await run_in_threadpool(_as_seen_by, request, body)
+    return Response(body, media_type=JsonAnswer.media_type)
+
+
+def _as_seen_by(request: Request, body: bytes) -> bytes:
+    """An `?expand` answer cut to the connectors the caller may view, their configs as it may see them."""
+    overviews = orjson.loads(body)
+    shown = {}
+    for name in visible(request, overviews, lambda name: name):
+        overview = overviews[name]
+        info = overview.get("info")
+        if isinstance(info, dict) and isinstance(info.get("config"), dict):
+            overview = {**overview, "info": {**info, "config": config_for(request, name, info["config"])}}
+        shown[name] = overview
+    return orjson.dumps(shown)
 
 
 @router.post("", status_code=201, response_model=ConnectorInfo, dependencies=JSON_BODY, responses=documented(400, 409))
@@ -57,9 +78,10 @@ def create_connector(body: CreateConnectorRequest, herder: HerderDep, request: R
 
 
 @router.get("/{connector}", response_model=ConnectorInfo, responses=documented(404))
-def get_connector(connector: ConnectorName, herder: HerderDep) -> Response:
+def get_connector(connector: ConnectorName, herder: HerderDep, request: Request) -> Response:
     """The connector's config, task ids and type."""
-    return JsonAnswer(wire.connector_info(herder.connector_info(connector)))
+    info = herder.connector_info(connector)
+    return JsonAnswer(wire.connector_info(replace(info, config=config_for(request, connector, info.config))))
 
 
 @router.delete("/{connector}", status_code=204, responses=documented(404, 409))
@@ -69,9 +91,9 @@ def delete_connector(connector: ConnectorName, herder: HerderDep) -> None:
 
 
 @router.get("/{connector}/config", response_model=dict[str, str], responses=documented(404))
-def get_connector_config(connector: ConnectorName, herder: HerderDep) -> Response:
+def get_connector_config(connector: ConnectorName, herder: HerderDep, request: Request) -> Response:
     """The connector's config exactly as submitted (references unresolved)."""
-    return JsonAnswer(dict(herder.connector_config(connector)))
+    return JsonAnswer(config_for(request, connector, herder.connector_config(connector)))
 
 
 @router.put(
@@ -101,17 +123,19 @@ def patch_connector_config(connector: ConnectorName, patch: ConfigPatch, herder:
 
 
 @router.get("/{connector}/tasks", response_model=list[TaskInfo], responses=documented(404))
-def get_task_configs(connector: ConnectorName, herder: HerderDep) -> Response:
+def get_task_configs(connector: ConnectorName, herder: HerderDep, request: Request) -> Response:
     """The connector's tasks with their configs."""
-    return JsonAnswer([wire.task_info(task) for task in herder.task_configs(connector)])
+    tasks = herder.task_configs(connector)
+    return JsonAnswer([wire.task_info(replace(t, config=config_for(request, connector, t.config))) for t in tasks])
 
 
 @router.get(
     "/{connector}/tasks-config", response_model=dict[str, dict[str, str]], deprecated=True, responses=documented(404)
 )
-def get_tasks_config(connector: ConnectorName, herder: HerderDep) -> Response:
+def get_tasks_config(connector: ConnectorName, herder: HerderDep, request: Request) -> Response:
     """The tasks' configs keyed by task id (deprecated in Kafka 3.7; use `/tasks`)."""
-    return JsonAnswer({str(task.id): dict(task.config) for task in herder.task_configs(connector)})
+    tasks = herder.task_configs(connector)
+    return JsonAnswer({str(task.id): config_for(request, connector, task.config) for task in tasks})
 
 
 def _initial_state(text: str | None) -> TargetState | None:

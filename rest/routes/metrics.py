@@ -2,7 +2,8 @@
 
 Each worker serves its own: its connectors and tasks (wherever they run: a scrape asks each task
 process), its Kafka clients, and in a cluster its rebalances; Prometheus scrapes every worker, as it
-scrapes every JVM's JMX exporter of a Java cluster. Behind the same authentication as the rest of the API.
+scrapes every JVM's JMX exporter of a Java cluster. Behind the same authentication as the rest of the API;
+with an authorizer, a caller's scrape holds only the connectors it may view.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
 from connect.runtime.metrics.groups import MetricGroup
 from connect.runtime.metrics.prometheus import render
+from rest.authorization.enforcement import visible
 
 router = APIRouter(tags=["metrics"])
 
@@ -24,4 +26,6 @@ MetricsSource = Callable[[], list[MetricGroup]]
 def metrics(request: Request) -> Response:
     """This worker's metrics, named as Strimzi's JMX exporter rules name Kafka Connect's."""
     source: MetricsSource = request.app.state.metrics
-    return Response(render(source()), media_type=CONTENT_TYPE_LATEST)
+    # A caller allowed some connectors gets their series and the worker's own, none of the others'.
+    groups = visible(request, source(), lambda group: group.tag("connector"))
+    return Response(render(groups), media_type=CONTENT_TYPE_LATEST)

@@ -15,6 +15,7 @@ from typing import Any, Literal
 from fastapi import APIRouter, Request, Response
 
 from connect.api.errors import NotFoundError
+from rest.authorization.enforcement import visible
 from rest.ui.cluster import TASK_METRICS_PATH, ClusterView, gather
 from rest.ui.task_metrics import task_figures
 
@@ -51,7 +52,7 @@ async def task_metrics(request: Request, scope: Literal["cluster", "worker"] = "
     view: ClusterView = request.app.state.cluster
 
     def local() -> list[Any]:
-        return list(task_figures(request.app.state.metrics()))
+        return visible(request, task_figures(request.app.state.metrics()), lambda figures: figures["connector"])
 
     if scope == "worker":
         return {"tasks": local()}

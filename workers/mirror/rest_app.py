@@ -8,6 +8,9 @@ asks):
 - `POST` to the same path: write them to the group on the target (409 while it has active members);
 - `/ui`: a page of the flows with their lag from `GET /flows`, linking to each flow's own dashboard.
 
+With `rest.authorizer.class`, the process's own routes take the cluster view (writing a group's offsets: the
+admin role) and each flow's worker checks its routes as any worker does; `/health` and the pages take none.
+
 One listener serves every flow (Java's dedicated mode namespaces its internal REST resources the same way,
 KIP-710), so `kconnect ctl --url http://host:8083/A/B status` is the API of flow A->B's worker, and a container
 engine checks one `/health`: healthy once every flow's worker is, else the first flow that is not.
@@ -31,7 +34,10 @@ from connect.api.errors import ConnectError, NotFoundError
 from connect.mirror.dedicated_config import Flow
 from connect.mirror.mirror_client import GroupActiveError
 from connect.mirror.records import Checkpoint
+from connect.runtime.domain.errors import ForbiddenError
 from connect.runtime.domain.info import WorkerHealth
+from rest.authorization.api import Operation
+from rest.authorization.enforcement import require
 from rest.ui.routes import static_asset
 from workers.common.health import HEALTHY
 
@@ -78,9 +84,12 @@ def _offsets_body(group: str, checkpoints: list[Checkpoint]) -> dict[str, Any]:
 def _runbook_routes(flows: list[Flow], queries: FlowQueries) -> list[Route]:
     by_path = {(flow.source, flow.target): flow for flow in flows}
 
-    async def answer(request: Request, ask: Callable[[], dict[str, Any]]) -> JSONResponse:
+    async def answer(request: Request, ask: Callable[[], dict[str, Any]], operation: Operation) -> JSONResponse:
         try:
+            require(request, operation)
             return JSONResponse(await run_in_threadpool(ask))
+        except ForbiddenError as exc:
+            return _error(403, str(exc))
         except GroupActiveError as exc:
             return _error(409, str(exc))
         except NotFoundError as exc:
@@ -96,7 +105,9 @@ def _runbook_routes(flows: list[Flow], queries: FlowQueries) -> list[Route]:
         return flow
 
     async def all_status(request: Request) -> JSONResponse:
-        return await answer(request, lambda: {str(flow): queries.status(flow) for flow in flows})
+        return await answer(
+            request, lambda: {str(flow): queries.status(flow) for flow in flows}, Operation.CLUSTER_READ
+        )
 
     async def group_offsets(request: Request) -> JSONResponse:
         group = request.path_params["group"]
@@ -109,7 +120,8 @@ def _runbook_routes(flows: list[Flow], queries: FlowQueries) -> list[Route]:
                 checkpoints = queries.translated_offsets(flow, group)
             return _offsets_body(group, checkpoints)
 
-        return await answer(request, ask)
+        writes = request.method == "POST"
+        return await answer(request, ask, Operation.MIRROR_OFFSETS_WRITE if writes else Operation.CLUSTER_READ)
 
     return [
         Route("/flows", all_status),
@@ -138,6 +150,10 @@ def mirror_app(
     the `/flows` routes."""
 
     async def root(request: Request) -> JSONResponse:
+        try:
+            require(request, Operation.CLUSTER_READ)
+        except ForbiddenError as exc:
+            return _error(403, str(exc))
         base = str(request.base_url).rstrip("/")
         return JSONResponse({"flows": {str(flow): f"{base}{flow_path(flow)}" for flow in flows}})
 

@@ -88,6 +88,16 @@ def worker_config_def() -> ConfigDef:
     d.define("rest.advertised.listener", ConfigType.STRING, None, None, Importance.LOW, "Advertised scheme.")
     d.define("admin.listeners", ConfigType.LIST, None, None, Importance.LOW, "Admin REST listeners.")
     d.define("rest.extension.classes", ConfigType.LIST, "", None, Importance.LOW, "REST extensions.")
+    d.define(
+        "rest.authorizer.class",
+        ConfigType.STRING,
+        None,
+        None,
+        Importance.LOW,
+        "Who may do what on the REST API (kconnect's key): RoleAuthorizer or a plug-in; unset, everything.",
+    )
+    d.define("rest.authorizer.rules.file", ConfigType.STRING, None, None, Importance.LOW, "RoleAuthorizer's rules.")
+    d.define("rest.authorizer.rules.reload.ms", ConfigType.STRING, None, None, Importance.LOW, "Rules file check.")
     d.define("access.control.allow.origin", ConfigType.STRING, "", None, Importance.LOW, "CORS origins.")
     d.define("access.control.allow.methods", ConfigType.STRING, "", None, Importance.LOW, "CORS methods.")
     d.define("response.http.headers.config", ConfigType.STRING, "", None, Importance.LOW, "Response headers.")

@@ -18,6 +18,10 @@ from connect.mirror.dedicated_config import Flow, MirrorMakerConfig
 from connect.mirror.mirror_client import GroupActiveError
 from connect.mirror.records import Checkpoint
 from connect.runtime.domain.info import WorkerHealth
+from rest.authorization.api import Authorizer, Operation, Permission, Resource
+from rest.authorization.enforcement import AUTHORIZER_SCOPE_KEY
+from rest.extensions.api import Principal
+from rest.extensions.authentication import PRINCIPAL_SCOPE_KEY
 from tests.support.asgi_client import AsgiClient
 from workers.cli import main
 from workers.common.health import HEALTHY, STARTING
@@ -148,3 +152,31 @@ def test_the_flows_page_and_every_asset_it_names_are_served_with_the_dashboards_
     assert (missing.status_code, missing.json()["error_code"]) == (404, 404)
     # A flow's own dashboard is its worker's, under the flow's path (the flow app here answers every path).
     assert client.get("/A/B/ui").json() == {"flow": "A->B", "path": "/ui"}
+
+
+class _ViewOnly(Authorizer):
+    def authorize(self, principal: Principal, operation: Operation, resource: Resource) -> bool:
+        return principal.name == "vera" and operation.permission in (None, Permission.VIEW)
+
+
+def test_with_an_authorizer_the_runbook_reads_take_a_view_and_a_failover_of_offsets_the_admin_role() -> None:
+    flows = {Flow("A", "B"): _answering("A->B")}
+    app = mirror_app(flows, lambda _: HEALTHY, FakeQueries())
+
+    def as_user(name: str) -> AsgiClient:
+        async def authenticated(scope: Scope, receive: Receive, send: Send) -> None:
+            parties = {PRINCIPAL_SCOPE_KEY: Principal(name, "BASIC"), AUTHORIZER_SCOPE_KEY: _ViewOnly()}
+            await app({**scope, **parties}, receive, send)
+
+        return AsgiClient(authenticated)
+
+    vera, nobody = as_user("vera"), as_user("nobody")
+    assert vera.get("/flows").status_code == vera.get("/").status_code == 200
+    refused = vera.post("/flows/A/B/groups/billing/offsets")
+    assert refused.json() == {
+        "error_code": 403,
+        "message": "User 'vera' may not perform mirror.offsets.write on the cluster: "
+        "it needs the 'admin' permission there",
+    }
+    assert [nobody.get(path).status_code for path in ("/", "/flows", "/flows/A/B/groups/billing/offsets")] == [403] * 3
+    assert nobody.get("/health").status_code == 200

@@ -59,7 +59,7 @@ class WorkerSecrets:
         defined = definition.keys.items() if definition is not None else ()
         password_keys = {name for name, key in defined if key.type is ConfigType.PASSWORD}
         self.redactor.add(
-            value for key, value in config.items() if value and (key in password_keys or _client_secret(key))
+            value for key, value in config.items() if value and (key in password_keys or is_client_secret(key))
         )
 
     def forget(self, name: str) -> None:
@@ -95,6 +95,6 @@ CLIENT_SECRETS = frozenset(
 )
 
 
-def _client_secret(key: str) -> bool:
+def is_client_secret(key: str) -> bool:
     """A client secret, bare or under any prefix (`producer.`, `listeners.https.`, `consumer.override.`)."""
     return key in CLIENT_SECRETS or any(key.endswith("." + secret) for secret in CLIENT_SECRETS)

@@ -1,0 +1,127 @@
+"""`RoleAuthorizer`: kconnect's built-in authorizer, granting roles from a rules file (`rest.authorization.rules`).
+
+`rest.authorizer.rules.file` names the file. It is read at start-up (a missing or bad file stops the worker
+with the reason) and again whenever it changes, checked every `rest.authorizer.rules.reload.ms` (1 s): each
+worker reads its own copy, like the JAAS file of the basic-auth extension beside it, so the rules are in
+force before a worker answers its first request and in standalone mode too, and no REST caller can
+change them. A changed file that cannot be used is logged and the rules in force stay; a file that
+disappears leaves them in force too (nobody is locked out, nobody gains anything).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+
+from connect.api.errors import ConfigError
+from rest.authorization.api import Authorizer, Operation, Permission, Resource
+from rest.authorization.rules import Entitlements, Rules, RulesError, parse_rules
+from rest.extensions.api import Principal
+
+log = logging.getLogger(__name__)
+
+RULES_FILE = "rest.authorizer.rules.file"
+RELOAD_MS = "rest.authorizer.rules.reload.ms"
+DEFAULT_RELOAD_MS = 1000
+# Principals whose entitlements are kept compiled; the cache is emptied on every reload.
+_CACHED_PRINCIPALS = 4096
+
+
+class RoleAuthorizer(Authorizer):
+    def __init__(self) -> None:
+        self._path: Path | None = None
+        self._rules = Rules({}, [])
+        self._stamp: tuple[int, int, int] | None = None
+        self._entitlements: dict[tuple[str, frozenset[str]], Entitlements] = {}
+        self._stop = threading.Event()
+        self._watcher: threading.Thread | None = None
+
+    def configure(self, configs: Mapping[str, str]) -> None:
+        value = (configs.get(RULES_FILE) or "").strip()
+        if not value:
+            raise ConfigError(f"{RULES_FILE} must name the rules file of the RoleAuthorizer (rest.authorizer.class)")
+        interval_ms = _reload_ms(configs.get(RELOAD_MS))
+        self._path = Path(value)
+        try:
+            self._load()
+        except (OSError, RulesError) as exc:
+            raise ConfigError(f"{RULES_FILE}: {_reason(exc)}") from None
+        self._watcher = threading.Thread(
+            target=self._watch, args=(interval_ms / 1000,), name="rest-authorizer-rules", daemon=True
+        )
+        self._watcher.start()
+
+    def authorize(self, principal: Principal, operation: Operation, resource: Resource) -> bool:
+        required = operation.permission
+        if required is None:
+            return True
+        entitlements = self._entitlements_of(principal)
+        if resource.connector is not None:
+            return entitlements.allows(required, resource.connector)
+        if required is Permission.VIEW:
+            return entitlements.any_grant  # cluster reads: anyone granted anything
+        return entitlements.admin
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._watcher is not None:
+            self._watcher.join(5)
+
+    def _entitlements_of(self, principal: Principal) -> Entitlements:
+        key = (principal.name, principal.groups)
+        found = self._entitlements.get(key)
+        if found is None:
+            if len(self._entitlements) >= _CACHED_PRINCIPALS:
+                self._entitlements = {}
+            found = Entitlements(self._rules.grants_of(principal.name, principal.groups))
+            self._entitlements[key] = found
+        return found
+
+    def _load(self) -> None:
+        assert self._path is not None
+        stamp = _stamp(self._path)
+        rules = parse_rules(self._path.read_text(encoding="utf-8"), str(self._path))
+        # Replaced whole, never changed in place: a request on the event loop sees the old or the new rules.
+        self._rules, self._stamp, self._entitlements = rules, stamp, {}
+
+    def _watch(self, interval: float) -> None:
+        assert self._path is not None
+        while not self._stop.wait(interval):
+            try:
+                if _stamp(self._path) == self._stamp:
+                    continue
+            except OSError as exc:
+                log.warning("Authorization rules %s unreadable (%s); the rules in force stay", self._path, exc)
+                continue
+            try:
+                self._load()
+            except (OSError, RulesError) as exc:
+                log.error("Authorization rules not reloaded, the rules in force stay: %s", _reason(exc))
+                continue
+            log.info("Authorization rules reloaded from %s (%d grants)", self._path, len(self._rules.grants))
+
+
+def _stamp(path: Path) -> tuple[int, int, int]:
+    status = os.stat(path)
+    return status.st_mtime_ns, status.st_size, status.st_ino
+
+
+def _reload_ms(value: str | None) -> int:
+    if value is None or not str(value).strip():
+        return DEFAULT_RELOAD_MS
+    try:
+        parsed = int(str(value).strip())
+    except ValueError:
+        raise ConfigError(f"{RELOAD_MS}: '{value}' is not a whole number of milliseconds") from None
+    if parsed < 10:
+        raise ConfigError(f"{RELOAD_MS}: {parsed} is below the least interval, 10 ms")
+    return parsed
+
+
+def _reason(exc: Exception) -> str:
+    if isinstance(exc, OSError):
+        return f"cannot read {exc.filename}: {exc.strerror}"
+    return str(exc)

@@ -1,0 +1,84 @@
+"""The built-in authorizer's rules: roles on name patterns, groups, and the errors a bad file gets."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from rest.authorization.api import CLUSTER, Operation, Permission, Resource
+from rest.authorization.rules import Entitlements, RulesError, parse_rules
+
+RULES = {
+    "groups": {"team-a": ["alice", "bob"]},
+    "grants": [
+        {"to": ["group:team-a"], "role": "editor", "connectors": ["team-a-*"]},
+        {"to": ["user:carol"], "role": "operator", "connectors": ["team-a-*", "shared-??"]},
+        {"to": ["user:*"], "role": "viewer", "connectors": ["public-*"]},
+        {"to": ["user:root", "group:admins"], "role": "admin"},
+    ],
+}
+
+
+def entitlements(user: str, groups: frozenset[str] = frozenset()) -> Entitlements:
+    rules = parse_rules(json.dumps(RULES), "rules.json")
+    return Entitlements(rules.grants_of(user, groups))
+
+
+def test_a_role_allows_what_the_roles_below_it_allow_on_its_patterns_only() -> None:
+    alice = entitlements("alice")
+    for permission in (Permission.VIEW, Permission.OPERATE, Permission.EDIT):
+        assert alice.allows(permission, "team-a-orders")
+        assert not alice.allows(permission, "team-b-orders")
+    assert not alice.allows(Permission.ADMIN, "team-a-orders")
+    carol = entitlements("carol")
+    assert carol.allows(Permission.OPERATE, "shared-01") and not carol.allows(Permission.OPERATE, "shared-001")
+    assert carol.allows(Permission.VIEW, "team-a-x") and not carol.allows(Permission.EDIT, "team-a-x")
+
+
+def test_patterns_match_whole_names_and_every_user_gets_the_grants_to_everyone() -> None:
+    nobody = entitlements("nobody")
+    assert nobody.allows(Permission.VIEW, "public-feed")
+    assert not nobody.allows(Permission.VIEW, "not-public-feed")
+    assert not nobody.allows(Permission.OPERATE, "public-feed")
+    assert nobody.any_grant and not nobody.admin
+
+
+def test_groups_come_from_the_file_and_from_the_authenticator() -> None:
+    assert entitlements("bob").allows(Permission.EDIT, "team-a-x")
+    assert entitlements("dave", frozenset({"team-a"})).allows(Permission.EDIT, "team-a-x")
+    assert entitlements("erin", frozenset({"admins"})).admin
+
+
+def test_admin_may_do_everything_everywhere() -> None:
+    root = entitlements("root")
+    assert root.admin and root.allows(Permission.ADMIN, "anything") and root.allows(Permission.EDIT, "x")
+
+
+def test_an_operation_names_the_permission_the_roles_give() -> None:
+    assert Operation.CONNECTOR_DELETE.permission is Permission.EDIT
+    assert Operation.CONNECTOR_OPERATE.permission is Permission.OPERATE
+    assert Operation.LOGGERS_WRITE.permission is Permission.ADMIN
+    assert Operation.HEALTH.permission is None
+    assert Resource("x").describe() == "connector 'x'" and CLUSTER.describe() == "the cluster"
+
+
+@pytest.mark.parametrize(
+    ("document", "message"),
+    [
+        ("{", r"rules.json is not JSON"),
+        ("[]", r"expected an object with 'grants'"),
+        ('{"grant": []}', r"unknown key\(s\) grant"),
+        ('{"grants": {}}', r"'grants' must be a list"),
+        ('{"groups": {"a": "alice"}}', r"groups.a must be a list of user names"),
+        ('{"grants": [{"to": ["alice"], "role": "viewer", "connectors": ["*"]}]}', r"'alice' is neither"),
+        ('{"grants": [{"to": [], "role": "viewer", "connectors": ["*"]}]}', r"grants\[0\]: 'to' must be"),
+        ('{"grants": [{"to": ["user:a"], "role": "owner", "connectors": ["*"]}]}', r"role 'owner' is not one of"),
+        ('{"grants": [{"to": ["user:a"], "role": "viewer"}]}', r"role viewer needs 'connectors'"),
+        ('{"grants": [{"to": ["user:a"], "role": "admin", "connectors": ["*"]}]}', r"remove 'connectors'"),
+        ('{"grants": [{"to": ["user:a"], "role": "viewer", "connectors": ["*"], "x": 1}]}', r"unknown key\(s\) x"),
+    ],
+)
+def test_a_bad_rules_file_is_refused_with_where_and_why(document: str, message: str) -> None:
+    with pytest.raises(RulesError, match=message):
+        parse_rules(document, "rules.json")
