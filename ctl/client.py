@@ -1,9 +1,10 @@
 """`ConnectClient`: HTTP calls to a Kafka Connect REST API, with failures turned into `errors`.
 
 Kafka Connect answers errors as `{"error_code": N, "message": "..."}` (Kafka's ErrorMessage); the
-message is what a user needs, so it becomes the error's text. A 404 is `NotFoundError` (exit 4), any
-other error status `ClusterError` (exit 1); no answer at all is `UnreachableError` (exit 3), naming
-the URL and whether it was a refused connection, a TLS failure or a timeout.
+message is what a user needs, so it becomes the error's text. A 404 is `NotFoundError` (exit 4), a 403
+`ForbiddenError` (exit 5: a permission the user lacks), any other error status `ClusterError` (exit 1); no
+answer at all is `UnreachableError` (exit 3), naming the URL and whether it was a refused connection, a TLS
+failure or a timeout.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from urllib.parse import quote
 import httpx
 
 from ctl.contexts import Context
-from ctl.errors import ClusterError, NotFoundError, UnreachableError, UsageError
+from ctl.errors import ClusterError, ForbiddenError, NotFoundError, UnreachableError, UsageError
 
 
 def segment(name: str) -> str:
@@ -51,6 +52,8 @@ class ConnectClient:
             message = _error_message(response)
             if response.status_code == 404:
                 raise NotFoundError(message)
+            if response.status_code == 403:
+                raise ForbiddenError(f"{message} (HTTP 403)")
             raise ClusterError(f"{message} (HTTP {response.status_code})")
         return response
 

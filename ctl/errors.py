@@ -7,6 +7,7 @@ EXIT_CLUSTER_ERROR = 1
 EXIT_USAGE = 2
 EXIT_UNREACHABLE = 3
 EXIT_NOT_FOUND = 4
+EXIT_FORBIDDEN = 5
 
 
 class CtlError(Exception):
@@ -46,3 +47,9 @@ class NotFoundError(CtlError):
     """The cluster answered 404: no such connector, task, logger or plug-in."""
 
     exit_code = EXIT_NOT_FOUND
+
+
+class ForbiddenError(ClusterError):
+    """The cluster refused the request (403): with permissions, the user lacks the one its message names."""
+
+    exit_code = EXIT_FORBIDDEN

@@ -98,6 +98,7 @@ ROUTE_RULES: Mapping[tuple[str, str], Rule] = {
     ("GET", "/ui"): Rule(Operation.DASHBOARD_PAGE),
     ("GET", "/ui/static/{name}"): Rule(Operation.DASHBOARD_PAGE),
     ("GET", "/ui/api/task-metrics"): Rule(Operation.CLUSTER_READ),
+    ("GET", "/ui/api/permissions"): Rule(Operation.CLUSTER_READ),
 }
 
 
@@ -161,6 +162,11 @@ def visible(connection: HTTPConnection, items: Iterable[T], connector_of: Callab
         if connector is None or authorizer.authorize(principal, Operation.CONNECTOR_READ, Resource(connector)):
             kept.append(item)
     return kept
+
+
+def caller(connection: HTTPConnection) -> Principal | None:
+    """Who the request was authenticated as (None without authentication)."""
+    return _parties(connection)[1]
 
 
 def authorization_on(connection: HTTPConnection) -> bool:

@@ -15,11 +15,13 @@ from typing import Any, Literal
 from fastapi import APIRouter, Request, Response
 
 from connect.api.errors import NotFoundError
-from rest.authorization.enforcement import visible
+from rest.authorization.api import Operation
+from rest.authorization.enforcement import allows, authorization_on, caller, visible
 from rest.ui.cluster import TASK_METRICS_PATH, ClusterView, gather
 from rest.ui.task_metrics import task_figures
 
 router = APIRouter(tags=["dashboard"])
+PERMISSIONS_PATH = "/ui/api/permissions"
 
 _STATIC = resources.files("rest.ui") / "static"
 _MEDIA_TYPES = {
@@ -44,6 +46,28 @@ def page(request: Request) -> Response:
 @router.get("/ui/static/{name}", include_in_schema=False)
 def asset(name: str) -> Response:
     return static_asset(_STATIC, name)
+
+
+@router.get(PERMISSIONS_PATH)
+def permissions(request: Request) -> dict[str, Any]:
+    """What the caller may do on each connector it may view: the dashboard shows no button it would refuse."""
+    names = visible(request, request.app.state.herder.connectors(), lambda name: name)
+    principal = caller(request)
+    return {
+        "user": principal.name if principal is not None else None,
+        "enforced": authorization_on(request),
+        "connectors": {
+            name: [label for label, operation in _SHOWN_PERMISSIONS if allows(request, operation, name)]
+            for name in names
+        },
+    }
+
+
+_SHOWN_PERMISSIONS = (
+    ("view", Operation.CONNECTOR_READ),
+    ("operate", Operation.CONNECTOR_OPERATE),
+    ("edit", Operation.CONNECTOR_UPDATE),
+)
 
 
 @router.get(TASK_METRICS_PATH)

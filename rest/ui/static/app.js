@@ -121,6 +121,16 @@
   const throughput = new Map(); // "connector" or "connector/task" -> {samples: [[ms, records]], lag, worker}
   let workers = [];
   let selected = null;
+  // What the caller may do per connector (`GET /ui/api/permissions`): with an authorizer, the page shows
+  // no button the worker would refuse; a refusal that happens anyway is shown with its reason.
+  let permissions = null;
+  const ACTION_PERMISSIONS = { pause: "operate", resume: "operate", stop: "operate", restart: "operate", edit: "edit", delete: "edit" };
+
+  function may(name, permission) {
+    if (!permissions || !permissions.enforced) return true;
+    const held = permissions.connectors[name];
+    return Boolean(held && held.includes(permission));
+  }
 
   function connectorOf(name, entry) {
     const status = entry.status || {};
@@ -186,13 +196,18 @@
   async function poll() {
     clearTimeout(pollTimer);
     try {
-      const [listed, figures] = await Promise.all([
+      const [listed, figures, allowed] = await Promise.all([
         api("GET", "/connectors?expand=status&expand=info"),
         api("GET", "/ui/api/task-metrics").catch((error) => {
           if (error.status === 401) throw error;
           return null; // the table stays useful without figures
         }),
+        api("GET", "/ui/api/permissions").catch((error) => {
+          if (error.status === 401) throw error;
+          return permissions; // keep what was known
+        }),
       ]);
+      permissions = allowed;
       const seen = new Set();
       for (const [name, entry] of Object.entries(listed || {})) {
         connectors.set(name, connectorOf(name, entry));
@@ -206,6 +221,8 @@
     } catch (error) {
       if (error.status === 401) {
         showBanner("The worker refused the credentials of this page (401): reload it to sign in again.");
+      } else if (error.status === 403) {
+        showBanner(`The worker refused this page's user (403): ${error.message}`);
       } else {
         showBanner(`Cannot reach the worker: ${error.message}`);
       }
@@ -412,13 +429,18 @@
       for (const button of $("detail-actions").querySelectorAll("button")) button.disabled = true;
       return;
     }
-    for (const button of $("detail-actions").querySelectorAll("button")) button.disabled = false;
+    for (const button of $("detail-actions").querySelectorAll("button")) {
+      button.disabled = false;
+      button.hidden = !may(connector.name, ACTION_PERMISSIONS[button.dataset.action]);
+    }
+    $("detail-actions").querySelector(".restart").hidden = !may(connector.name, "operate");
+    const operable = may(connector.name, "operate");
     const figures = connector.tasks.map((t) => {
       const key = `${connector.name}/${t.id}`;
       const entry = throughput.get(key);
       return [ratesOf(key).map((r) => r.toFixed(1)).join(","), entry ? entry.lag : null];
     });
-    const key = JSON.stringify([connector, figures]);
+    const key = JSON.stringify([connector, figures, operable]);
     if (key === detailKey) return;
     detailKey = key;
 
@@ -443,8 +465,8 @@
       const entry = throughput.get(key);
       const spark = sparkline();
       drawSpark(spark, rates);
-      const restart = el("button", { type: "button", class: "task-restart", text: "Restart" });
-      restart.addEventListener("click", () =>
+      const restart = operable ? el("button", { type: "button", class: "task-restart", text: "Restart" }) : null;
+      restart?.addEventListener("click", () =>
         act(`Restart task ${task.id}`, "POST", `/connectors/${enc(connector.name)}/tasks/${task.id}/restart`),
       );
       return el(
@@ -617,6 +639,11 @@
     const sequence = ++editor.sequence;
     const config = formConfig();
     if (initial) for (const [key, value] of initial) config[key] = value;
+    if (permissions && permissions.enforced && !config.name) {
+      // With permissions, a config is checked against the connector it names (unnamed: admins only).
+      setText($("editor-error"), "Name the connector to check its settings.");
+      return;
+    }
     let result;
     try {
       result = await api("PUT", `/connector-plugins/${enc(cls)}/config/validate`, config);

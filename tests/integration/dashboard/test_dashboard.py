@@ -8,6 +8,7 @@ Screenshots are kept under the test's tmp dir (`screens/`), a few of them copied
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -263,3 +264,70 @@ def test_behind_basic_auth(
     assert page.locator("#banner").is_hidden()
     page.screenshot(path=screens / "dashboard-basic-auth.png")
     page.context.close()
+
+
+@pytest.fixture
+def permitted(
+    kafka_bootstrap: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[tuple[StandaloneWorker, httpx.Client]]:
+    """A worker behind basic auth and the RoleAuthorizer: alice edits `team-a-*`, vera views them."""
+    (tmp_path / "connect.password").write_text("alice: alice-pw\nvera: vera-pw\n")
+    module = "org.apache.kafka.connect.rest.basic.auth.extension.PropertyFileLoginModule"
+    (tmp_path / "jaas.conf").write_text(
+        f'KafkaConnect {{\n  {module} required\n  file="{tmp_path / "connect.password"}";\n}};\n'
+    )
+    rules = {
+        "grants": [
+            {"to": ["user:alice"], "role": "editor", "connectors": ["team-a-*"]},
+            {"to": ["user:vera"], "role": "viewer", "connectors": ["team-a-*"]},
+        ]
+    }
+    (tmp_path / "rules.json").write_text(json.dumps(rules))
+    monkeypatch.setenv("KCONNECT_JAAS_CONFIG", str(tmp_path / "jaas.conf"))
+    props = worker_props(
+        kafka_bootstrap,
+        tmp_path / "connect.offsets",
+        **{
+            "rest.extension.classes": "BasicAuthSecurityRestExtension",
+            "rest.authorizer.class": "RoleAuthorizer",
+            "rest.authorizer.rules.file": str(tmp_path / "rules.json"),
+        },
+    )
+    with running_worker(props) as (worker, client):
+        client.auth = httpx.BasicAuth("alice", "alice-pw")
+        yield worker, client
+
+
+def test_a_viewer_sees_no_button_it_may_not_use_and_an_editor_sees_them_all(
+    chromium: Browser, permitted: tuple[StandaloneWorker, httpx.Client], unique_topic: str, screens: Path
+) -> None:
+    worker, alice = permitted
+    config = {"connector.class": "FileStreamSource", "topic": unique_topic, "file": "/dev/null"}
+    assert alice.post("/connectors", json={"name": "team-a-feed", "config": config}).status_code == 201
+    actions = ["Pause", "Resume", "Stop", "Restart", "Edit", "Delete"]
+
+    viewer = open_page(chromium, worker.local_url, http_credentials={"username": "vera", "password": "vera-pw"})
+    row(viewer, "team-a-feed").locator(".chip.RUNNING").wait_for()
+    row(viewer, "team-a-feed").click()
+    viewer.locator("#detail-body .tasks tbody tr").first.wait_for()
+    assert [name for name in actions if viewer.locator(f'#detail-actions button:text-is("{name}")').is_visible()] == []
+    assert viewer.locator(".task-restart").count() == 0
+    viewer.screenshot(path=screens / "dashboard-viewer.png")
+    # A refused action says why: the New connector form, filled in by a viewer.
+    viewer.click("#detail-close")
+    viewer.click("#new-connector")
+    viewer.fill("#editor-name", "team-a-more")
+    viewer.select_option("#editor-class", plugin_class(alice, "FileStreamSourceConnector"))
+    viewer.locator("#editor-error", has_text="needs the 'edit' permission").wait_for()
+    viewer.context.close()
+
+    editor = open_page(chromium, worker.local_url, http_credentials={"username": "alice", "password": "alice-pw"})
+    row(editor, "team-a-feed").locator(".chip.RUNNING").wait_for()
+    row(editor, "team-a-feed").click()
+    editor.locator(".task-restart").first.wait_for()
+    assert [
+        name for name in actions if editor.locator(f'#detail-actions button:text-is("{name}")').is_visible()
+    ] == actions
+    editor.locator('#detail-actions button[data-action="pause"]').click()
+    row(editor, "team-a-feed").locator(".chip.PAUSED").wait_for()
+    editor.context.close()

@@ -28,6 +28,7 @@ from tests.support.fake_herder import FakeHerder
 from tests.support.fake_plugins import DEFAULT_PLUGINS, FakePlugin, config_key
 from tests.support.rest_harness import isolated_root_logger
 from tests.support.waiting import wait_until
+from tests.unit.ctl.support import ctl
 
 MODULE = "org.apache.kafka.connect.rest.basic.auth.extension.PropertyFileLoginModule"
 USERS = ("root", "alice", "gail", "oscar", "vera", "nobody")
@@ -84,6 +85,7 @@ LEAST_ROLE = {
     ("PUT", "/admin/loggers/{logger}"): "admin",
     ("GET", "/metrics"): "viewer",
     ("GET", "/ui/api/task-metrics"): "viewer",
+    ("GET", "/ui/api/permissions"): "viewer",
 }
 CLUSTER_ROUTES = {key for key in LEAST_ROLE if "{connector}" not in key[1]} - {
     ("POST", "/connectors"),
@@ -236,6 +238,11 @@ def test_lists_metrics_and_dashboard_figures_hold_only_the_connectors_the_caller
     assert 'connector="team-a-orders"' in scrape and "team-b-orders" not in scrape
     assert "connector_count" in scrape.replace("-", "_")
     assert 'connector="team-b-orders"' in worker.call("root", "GET", "/metrics").text
+    assert worker.call("oscar", "GET", "/ui/api/permissions").json() == {
+        "user": "oscar",
+        "enforced": True,
+        "connectors": {"team-a-orders": ["view", "operate"]},
+    }
     figures = worker.call("vera", "GET", "/ui/api/task-metrics?scope=worker").json()["tasks"]
     assert [figure["connector"] for figure in figures] == ["team-a-orders"]
     assert refused(worker.call("nobody", "GET", "/connectors"))
@@ -333,3 +340,20 @@ def test_a_users_own_authorizer_decides_when_named(tmp_path: Path, started: list
     worker = start_worker(tmp_path, started, **{"rest.authorizer.class": f"{__name__}.ReadOnlyAuthorizer"})
     assert sorted(worker.call("nobody", "GET", "/connectors").json()) == ["team-a-orders", "team-b-orders"]
     assert refused(worker.call("root", "PUT", "/connectors/team-a-orders/pause"))
+
+
+def test_kconnect_ctl_shows_what_the_user_may_view_and_says_which_permission_a_refusal_lacks(
+    worker: Worker, capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("KCONNECT_CTL_CONFIG", str(tmp_path / "ctl.json"))
+    monkeypatch.delenv("KCONNECT_URL", raising=False)
+    url = worker.server.local_url()
+    context = ctl(capsys, "config", "set-context", "vera", "--url", url, "--user", "vera", "--password", "pw-vera")
+    assert context.code == 0
+    listed = ctl(capsys, "get", "connectors", "-o", "json")
+    assert listed.code == 0 and list(json.loads(listed.out)) == ["team-a-orders"]
+    refused_delete = ctl(capsys, "delete", "connector", "team-a-orders")
+    assert refused_delete.code == 5
+    assert "may not perform connector.delete on connector 'team-a-orders'" in refused_delete.err
+    assert "needs the 'edit' permission" in refused_delete.err
+    assert "team-a-orders" in worker.herder.connectors()
