@@ -14,7 +14,15 @@ import sys
 import time
 from collections.abc import Callable
 
-from ctl import commands_admin, commands_config, commands_mirror, commands_read, commands_write, contexts
+from ctl import (
+    commands_admin,
+    commands_config,
+    commands_history,
+    commands_mirror,
+    commands_read,
+    commands_write,
+    contexts,
+)
 from ctl.client import ConnectClient
 from ctl.connector_files import read_definition
 from ctl.errors import EXIT_OK, CtlError, InvalidConfigError, UsageError
@@ -131,6 +139,10 @@ def _command(args: argparse.Namespace) -> Command:
         return _restart(args)
     if verb == "delete":
         return lambda client: commands_write.delete(client, _connector(args.target))
+    if verb == "history":
+        return lambda client: commands_history.history(client, _connector(args.target), output)
+    if verb == "rollback":
+        return lambda client: commands_history.rollback(client, _connector(args.target), args.to)
     if verb == "offsets":
         return _offsets(args)
     if verb == "mirror" and args.action == "status":

@@ -86,6 +86,14 @@ def add_verbs(parser: argparse.ArgumentParser) -> None:
     restart.add_argument("target", nargs="+", metavar="[connector] NAME | task CONNECTOR/N")
     restart.add_argument("-t", "--tasks", choices=("all", "failed"), help="restart its tasks too: all or failed only")
 
+    history = verbs.add_parser("history", parents=[common], help="a connector's config versions, who wrote each")
+    history.add_argument("target", nargs="+", metavar="[connector] NAME")
+    rollback = verbs.add_parser(
+        "rollback", parents=[common], help="put an earlier version of a connector's config back"
+    )
+    rollback.add_argument("target", nargs="+", metavar="[connector] NAME")
+    rollback.add_argument("--to", type=int, required=True, metavar="N", help="the version (from `history`)")
+
     _add_offsets(verbs, common)
 
     logs = verbs.add_parser("logs", parents=[common], help="show or set log levels (/admin/loggers)")

@@ -146,6 +146,15 @@ class ConnectorInfo(_FromDomain):
         return cls.model_validate(connector)
 
 
+class ConfigVersionInfo(BaseModel):
+    """kconnect's: one version of a connector's config (`config` null: this version deleted the connector)."""
+
+    version: int
+    timestamp: int = Field(description="When it was written, in ms since the epoch")
+    user: str | None = Field(description="Who wrote it (null: unknown, e.g. Java Kafka Connect)")
+    config: dict[str, str] | None
+
+
 class TaskInfo(_FromDomain):
     id: ConnectorTaskId
     config: dict[str, str]

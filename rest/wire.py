@@ -46,6 +46,16 @@ def connector_info(connector: domain.ConnectorInfo) -> Json:
     }
 
 
+def config_version(version: domain.ConfigVersion, config: Mapping[str, str] | None) -> Json:
+    """A history entry, with `config` as the caller may see it."""
+    return {
+        "version": version.version,
+        "timestamp": version.timestamp_ms,
+        "user": version.user,
+        "config": _plain(config) if config is not None else None,
+    }
+
+
 def task_info(task: domain.TaskInfo) -> Json:
     return {"id": connector_task_id(task.id), "config": _plain(task.config)}
 

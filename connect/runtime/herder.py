@@ -28,6 +28,7 @@ from connect.api.errors import NotFoundError
 from connect.runtime.domain.info import (
     ConfigInfos,
     ConfigKeyInfo,
+    ConfigVersion,
     ConnectorInfo,
     ConnectorOffset,
     ConnectorStateInfo,
@@ -72,6 +73,10 @@ class Herder(Protocol):
         ...
 
     def connector_config(self, name: str) -> dict[str, str]: ...
+
+    def connector_history(self, name: str) -> list[ConfigVersion]:
+        """The versions of the connector's config still known, oldest first; NotFoundError if none is."""
+        ...
 
     def put_connector_config(
         self,

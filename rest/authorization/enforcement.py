@@ -22,6 +22,7 @@ from starlette.requests import HTTPConnection
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from connect.runtime.domain.errors import ForbiddenError
+from connect.runtime.domain.requester import acting_as
 from rest.authorization.api import CLUSTER, Authorizer, Operation, Resource
 from rest.extensions.api import Principal
 from rest.extensions.authentication import PRINCIPAL_SCOPE_KEY
@@ -74,6 +75,7 @@ ROUTE_RULES: Mapping[tuple[str, str], Rule] = {
     ("PATCH", f"{_CONNECTOR}/config"): Rule(Operation.CONNECTOR_UPDATE, "path"),
     ("GET", f"{_CONNECTOR}/tasks"): Rule(Operation.CONNECTOR_READ, "path"),
     ("GET", f"{_CONNECTOR}/tasks-config"): Rule(Operation.CONNECTOR_READ, "path"),
+    ("GET", f"{_CONNECTOR}/history"): Rule(Operation.CONNECTOR_READ, "path"),
     ("GET", f"{_CONNECTOR}/status"): Rule(Operation.CONNECTOR_READ, "path"),
     ("GET", f"{_CONNECTOR}/tasks/{{task}}/status"): Rule(Operation.CONNECTOR_READ, "path"),
     ("POST", f"{_CONNECTOR}/restart"): Rule(Operation.CONNECTOR_OPERATE, "path"),
@@ -116,8 +118,10 @@ def check_every_route_has_a_rule(app: FastAPI) -> None:
 
 
 async def authorize_request(request: Request) -> None:
-    """The app-wide dependency: 403 unless the caller may perform the route's operation."""
+    """The app-wide dependency: 403 unless the caller may perform the route's operation. It also records who
+    asks, for the stores that say who made each change (`connect.runtime.domain.requester`)."""
     authorizer, principal = _parties(request)
+    acting_as(principal.name if principal is not None else None)
     if authorizer is None or principal is None:
         return
     route = request.scope.get("route")

@@ -6,6 +6,7 @@ Answers are encoded once by `rest.wire`; the `response_model`s are for the OpenA
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Annotated
 from urllib.parse import quote
@@ -23,6 +24,7 @@ from rest.deps import JSON_BODY, ExpandAnswersDep, HerderDep
 from rest.errors import documented
 from rest.schemas import (
     ConfigPatch,
+    ConfigVersionInfo,
     ConnectorConfig,
     ConnectorExpansions,
     ConnectorInfo,
@@ -136,6 +138,19 @@ def get_tasks_config(connector: ConnectorName, herder: HerderDep, request: Reque
     """The tasks' configs keyed by task id (deprecated in Kafka 3.7; use `/tasks`)."""
     tasks = herder.task_configs(connector)
     return JsonAnswer({str(task.id): config_for(request, connector, task.config) for task in tasks})
+
+
+@router.get("/{connector}/history", response_model=list[ConfigVersionInfo], responses=documented(404))
+def get_connector_history(connector: ConnectorName, herder: HerderDep, request: Request) -> Response:
+    """kconnect's: the versions of the connector's config still known, oldest first, with who wrote each and
+    when (`config` null: that version deleted it). Distributed, read from the config topic (what compaction
+    left); standalone, those since the worker started. Secrets hidden as in `GET .../config`."""
+    versions = herder.connector_history(connector)
+    return JsonAnswer([wire.config_version(v, _shown(request, connector, v.config)) for v in versions])
+
+
+def _shown(request: Request, connector: str, config: Mapping[str, str] | None) -> dict[str, str] | None:
+    return None if config is None else config_for(request, connector, config)
 
 
 def _initial_state(text: str | None) -> TargetState | None:

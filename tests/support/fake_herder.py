@@ -21,6 +21,7 @@ from connect.runtime.domain.info import (
     ConfigInfos,
     ConfigKeyInfo,
     ConfigValueInfo,
+    ConfigVersion,
     ConnectorInfo,
     ConnectorOffset,
     ConnectorStateInfo,
@@ -36,6 +37,7 @@ from connect.runtime.domain.info import (
 from connect.runtime.domain.states import ConnectorTaskId, State, TargetState
 from connect.runtime.herder import ConnectorOverview, overviews_one_by_one
 from connect.runtime.logs.levels import LoggerLevels, parse_level
+from connect.runtime.stores.config_history import ConfigHistory
 from tests.support.fake_plugins import DEFAULT_PLUGINS, FakePlugin
 
 STOP_FIRST = (
@@ -78,6 +80,7 @@ class FakeHerder:
         self.cluster_logger_levels: list[tuple[str, str]] = []
         self.loggers: LoggerLevels | None = None
         self._connectors: dict[str, _Connector] = {}
+        self._history = ConfigHistory()
 
     # -- helpers for tests --------------------------------------------------------------------------
 
@@ -139,10 +142,12 @@ class FakeHerder:
             connector = _Connector(dict(config), plugin, target, _state_for(target))
             self._connectors[name] = connector
             self._generate_tasks(name, connector)
+            self._history.record(name, config)
             # Kafka answers a create before any task exists.
             return True, ConnectorInfo(name, dict(config), [], plugin.connector_type)
         existing.config, existing.plugin = dict(config), plugin
         self._generate_tasks(name, existing)
+        self._history.record(name, config)
         return False, self._info(name, existing)
 
     def patch_connector_config(self, name: str, patch: Mapping[str, str | None]) -> ConnectorInfo:
@@ -157,12 +162,21 @@ class FakeHerder:
         connector.plugin = self._validated(merged)
         connector.config = merged
         self._generate_tasks(name, connector)
+        self._history.record(name, merged)
         return self._info(name, connector)
 
     def delete_connector(self, name: str) -> None:
         self._check("delete_connector")
         self._get(name)
         del self._connectors[name]
+        self._history.record(name, None)
+
+    def connector_history(self, name: str) -> list[ConfigVersion]:
+        self._check("connector_history")
+        versions = self._history.of(name)
+        if not versions:
+            raise NotFoundError(f"Connector {name} not found")
+        return versions
 
     def connector_status(self, name: str) -> ConnectorStateInfo:
         self._check("connector_status")

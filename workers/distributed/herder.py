@@ -30,6 +30,7 @@ from connect.api.errors import AlreadyExistsError, NotFoundError, RetriableError
 from connect.runtime.config.providers.worker_secrets import WorkerSecrets
 from connect.runtime.config.worker_config import WorkerConfig
 from connect.runtime.domain.info import (
+    ConfigVersion,
     ConnectorInfo,
     ConnectorStateInfo,
     ConnectorType,
@@ -170,6 +171,12 @@ class DistributedHerder(BaseHerder):
         self._log.put_connector_config(name, config, initial_state)
         log.info("%s connector %s", "Updated" if exists else "Created", name)
         return not exists, self._info(self._log.snapshot(), name)
+
+    def connector_history(self, name: str) -> list[ConfigVersion]:
+        versions = self._log.connector_history(name, timeout=WRITE_TIMEOUT_S)
+        if not versions:
+            raise NotFoundError(f"Connector {name} not found")
+        return versions
 
     def delete_connector(self, name: str) -> None:
         _require(self._snapshot(), name)

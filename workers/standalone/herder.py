@@ -30,6 +30,7 @@ from connect.runtime.config.connector import ConnectorSettings
 from connect.runtime.config.worker_config import WorkerConfig
 from connect.runtime.domain.errors import RequestTimeoutError
 from connect.runtime.domain.info import (
+    ConfigVersion,
     ConnectorInfo,
     ConnectorStateInfo,
     ConnectorType,
@@ -203,6 +204,12 @@ class StandaloneHerder(BaseHerder):
         return TaskStateInfo(task.task, status)
 
     # -- create, update, delete ----------------------------------------------------------------
+
+    def connector_history(self, name: str) -> list[ConfigVersion]:
+        versions = self._locked(lambda: self._configs.history(name))
+        if not versions:
+            raise NotFoundError(f"Connector {name} not found")
+        return versions
 
     def delete_connector(self, name: str) -> None:
         def delete() -> None:

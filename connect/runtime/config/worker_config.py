@@ -97,7 +97,14 @@ def worker_config_def() -> ConfigDef:
         "Who may do what on the REST API (kconnect's key): RoleAuthorizer or a plug-in; unset, everything.",
     )
     d.define("rest.authorizer.rules.file", ConfigType.STRING, None, None, Importance.LOW, "RoleAuthorizer's rules.")
-    d.define("rest.authorizer.rules.reload.ms", ConfigType.STRING, None, None, Importance.LOW, "Rules file check.")
+    d.define(
+        "rest.authorizer.rules.reload.ms",
+        ConfigType.INT,
+        1000,
+        Range.at_least(10),
+        Importance.LOW,
+        "How often RoleAuthorizer checks its rules file for a change.",
+    )
     d.define("access.control.allow.origin", ConfigType.STRING, "", None, Importance.LOW, "CORS origins.")
     d.define("access.control.allow.methods", ConfigType.STRING, "", None, Importance.LOW, "CORS methods.")
     d.define("response.http.headers.config", ConfigType.STRING, "", None, Importance.LOW, "Response headers.")

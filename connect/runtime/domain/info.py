@@ -40,6 +40,17 @@ class WorkerHealth:
 
 
 @dataclass(frozen=True)
+class ConfigVersion:
+    """One version of a connector's config: `config` None when this version deleted the connector; `user` who
+    wrote it (None when unknown, e.g. written by Java Kafka Connect or before authentication)."""
+
+    version: int
+    config: Mapping[str, str] | None
+    timestamp_ms: int
+    user: str | None
+
+
+@dataclass(frozen=True)
 class ConnectorInfo:
     name: str
     config: Mapping[str, str]

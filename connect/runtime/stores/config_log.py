@@ -20,7 +20,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from connect.api.errors import RetriableError
-from connect.runtime.domain.info import RestartRequest
+from connect.runtime.domain.info import ConfigVersion, RestartRequest
+from connect.runtime.domain.requester import current_requester
 from connect.runtime.domain.states import ConnectorTaskId, TargetState
 from connect.runtime.kafka import KafkaClients
 from connect.runtime.stores import config_records as records
@@ -92,10 +93,31 @@ class ConfigLog(KafkaLogStore):
         if target_state is not None:
             batch.append((records.target_state_key(name), records.target_state_value(target_state)))
         batch.append((records.connector_key(name), records.properties_value(config)))
-        return self._write(batch, timeout)
+        return self._write(batch, timeout, records.requester_headers(current_requester()))
 
     def remove_connector(self, name: str, *, timeout: float = DEFAULT_WRITE_TIMEOUT_S) -> int:
-        return self._write([(records.connector_key(name), None), (records.target_state_key(name), None)], timeout)
+        batch = [(records.connector_key(name), None), (records.target_state_key(name), None)]
+        return self._write(batch, timeout, records.requester_headers(current_requester()))
+
+    def connector_history(self, name: str, *, timeout: float = DEFAULT_WRITE_TIMEOUT_S) -> list[ConfigVersion]:
+        """Every version of the connector's config the topic still holds, oldest first (a deletion is a version
+        without config). Read from the topic's start on each call: compaction decides what is left."""
+        key = records.connector_key(name)
+        versions: list[ConfigVersion] = []
+        for record in self._log.read_from_start(lambda found: found == key, timeout):
+            parsed = records.parse_object(record.value) if record.value is not None else None
+            config = records.parse_properties(parsed) if parsed is not None else None
+            if record.value is not None and config is None:
+                continue  # unreadable, skipped as the reader skips it
+            versions.append(
+                ConfigVersion(
+                    version=len(versions) + 1,
+                    config=config,
+                    timestamp_ms=record.timestamp_ms or 0,
+                    user=records.requester_of(record.headers),
+                )
+            )
+        return versions
 
     def put_task_configs(
         self, name: str, configs: Sequence[Mapping[str, str]], epoch: int, *, timeout: float = DEFAULT_WRITE_TIMEOUT_S
@@ -143,10 +165,15 @@ class ConfigLog(KafkaLogStore):
         encoded = None if value is None else records.extension_value(value)
         return self._write([(records.extension_key(key), encoded)], timeout)
 
-    def _write(self, batch: Sequence[tuple[bytes, bytes | None]], timeout: float) -> int:
+    def _write(
+        self,
+        batch: Sequence[tuple[bytes, bytes | None]],
+        timeout: float,
+        headers: Sequence[tuple[str, bytes]] | None = None,
+    ) -> int:
         deadline = time.monotonic() + timeout
         # One partition and an idempotent producer: the records land in this order, without gaps.
-        futures = [self._log.send(key, value) for key, value in batch]
+        futures = [self._log.send(key, value, headers=headers) for key, value in batch]
         try:
             partition, offset = futures[-1].result(timeout=max(deadline - time.monotonic(), 0.0))
             for future in futures[:-1]:

@@ -144,6 +144,19 @@ def extension_value(value: Mapping[str, Any]) -> bytes:
 # -- decoding (None: not a JSON object; callers log and skip) ----------------------------------
 
 
+# kconnect's header on the connector records it writes: the REST user who asked (Java ignores headers here).
+REQUESTER_HEADER = "kconnect.user"
+
+
+def requester_headers(user: str | None) -> list[tuple[str, bytes]]:
+    return [(REQUESTER_HEADER, user.encode())] if user else []
+
+
+def requester_of(headers: Mapping[str, bytes]) -> str | None:
+    value = headers.get(REQUESTER_HEADER)
+    return value.decode("utf-8", errors="replace") if value else None
+
+
 def parse_object(value: bytes) -> dict[str, Any] | None:
     try:
         parsed = orjson.loads(value)

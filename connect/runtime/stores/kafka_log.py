@@ -24,9 +24,18 @@ import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
+from dataclasses import dataclass
 from typing import Any
 
-from confluent_kafka import OFFSET_BEGINNING, Consumer, IsolationLevel, KafkaError, KafkaException, Producer
+from confluent_kafka import (
+    OFFSET_BEGINNING,
+    TIMESTAMP_NOT_AVAILABLE,
+    Consumer,
+    IsolationLevel,
+    KafkaError,
+    KafkaException,
+    Producer,
+)
 from confluent_kafka import TopicPartition as KafkaTopicPartition
 from confluent_kafka.admin import AdminClient
 
@@ -142,7 +151,13 @@ class KafkaLog:
 
     # -- writes ---------------------------------------------------------------------------------
 
-    def send(self, key: bytes, value: bytes | None, partition: int | None = None) -> Future[tuple[int, int]]:
+    def send(
+        self,
+        key: bytes,
+        value: bytes | None,
+        partition: int | None = None,
+        headers: Sequence[tuple[str, bytes]] | None = None,
+    ) -> Future[tuple[int, int]]:
         """Write a record (None: tombstone); the future gives (partition, offset) once acknowledged, or fails
         (RetriableError when sending the record again may succeed: `delivery_error`)."""
         producer = self._producer
@@ -168,7 +183,14 @@ class KafkaLog:
         target = -1 if partition is None else partition
         while True:
             try:
-                producer.produce(self.topic, value=value, key=key, partition=target, on_delivery=delivered)
+                producer.produce(
+                    self.topic,
+                    value=value,
+                    key=key,
+                    partition=target,
+                    on_delivery=delivered,
+                    headers=_produced_headers(headers),
+                )
                 return future
             except BufferError:
                 # librdkafka's queue is full: wait for deliveries to make room (back-pressure).
@@ -179,6 +201,47 @@ class KafkaLog:
                 with self._in_flight_lock:
                     self._in_flight.discard(future)
                 raise connect_error(exc, f"Could not write to the {self.name} log ({self.topic})") from exc
+
+    # -- one-shot reads -------------------------------------------------------------------------------
+
+    def read_from_start(self, wanted: Callable[[bytes], bool], timeout: float) -> list[LogRecord]:
+        """Every record now in the log whose key is `wanted`, with its timestamp and headers, in log order per
+        partition. A reader of its own, from the beginning to the end offsets of the moment of the call: what
+        compaction has removed is not there."""
+        deadline = time.monotonic() + timeout
+        ends = {partition: end for partition, end in self._end_offsets(deadline).items() if end > 0}
+        if not ends:
+            return []
+        found: list[LogRecord] = []
+        consumer = Consumer(with_logging(log, self._consumer_config))
+        try:
+            consumer.assign([KafkaTopicPartition(self.topic, p, OFFSET_BEGINNING) for p in ends])
+            pending = dict(ends)
+            while pending:
+                if time.monotonic() >= deadline:
+                    raise RetriableError(f"Timed out reading the {self.name} log ({self.topic}) from its start")
+                messages: list[Any] = consumer.consume(MAX_BATCH, POLL_S)
+                for message in messages:
+                    error = message.error()
+                    partition = message.partition()
+                    if error is not None:
+                        if error.code() == KafkaError._PARTITION_EOF:
+                            pending.pop(partition, None)
+                        elif error.fatal():
+                            raise ConnectError(f"Fatal consumer error: {error.str()}")
+                        continue
+                    key, offset = message.key(), message.offset()
+                    if key is not None and wanted(key):
+                        found.append(
+                            LogRecord(
+                                key, message.value(), partition, offset, _timestamp_ms(message), _headers(message)
+                            )
+                        )
+                    if offset + 1 >= pending.get(partition, 0):
+                        pending.pop(partition, None)
+        finally:
+            consumer.close()
+        return found
 
     def _serve_deliveries(self) -> None:
         producer = self._producer
@@ -321,6 +384,31 @@ class KafkaLog:
         with self._progress:
             self._reader_error = error
             self._progress.notify_all()
+
+
+@dataclass(frozen=True)
+class LogRecord:
+    """A record as `read_from_start` found it; `timestamp_ms` None when the record has none."""
+
+    key: bytes
+    value: bytes | None
+    partition: int
+    offset: int
+    timestamp_ms: int | None
+    headers: Mapping[str, bytes]
+
+
+def _produced_headers(headers: Sequence[tuple[str, bytes]] | None) -> list[tuple[str, str | bytes | None]] | None:
+    return [(name, value) for name, value in headers] if headers else None
+
+
+def _timestamp_ms(message: Any) -> int | None:
+    kind, value = message.timestamp()
+    return int(value) if kind != TIMESTAMP_NOT_AVAILABLE and value >= 0 else None
+
+
+def _headers(message: Any) -> dict[str, bytes]:
+    return {name: value or b"" for name, value in message.headers() or ()}
 
 
 def _all_led(partitions: Any) -> bool:

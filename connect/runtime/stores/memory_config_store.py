@@ -2,8 +2,8 @@
 
 Kafka Connect's MemoryConfigBackingStore plus the ClusterConfigState snapshot, in one small class. It
 lives only in memory, as in Kafka: a standalone worker re-creates its connectors from the files on its
-command line at every start. Only the herder touches it, always under the herder's lock, so it has no
-lock of its own.
+command line at every start (and so does each connector's config history). Only the herder touches it,
+always under the herder's lock, so it has no lock of its own.
 """
 
 from __future__ import annotations
@@ -11,7 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from connect.runtime.domain.info import ConfigVersion
 from connect.runtime.domain.states import ConnectorTaskId, TargetState
+from connect.runtime.stores.config_history import ConfigHistory
 
 
 @dataclass
@@ -28,6 +30,7 @@ class _ConnectorEntry:
 class MemoryConfigStore:
     def __init__(self) -> None:
         self._connectors: dict[str, _ConnectorEntry] = {}
+        self._history = ConfigHistory()
         # Counts the changes: whoever read this state can tell from it alone, without the herder lock,
         # whether what it read may have changed since (REST keeps `?expand` answers while it has not).
         self.generation = 0
@@ -59,11 +62,17 @@ class MemoryConfigStore:
             entry.config = dict(config)
             if target_state is not None:
                 entry.target_state = target_state
+        self._history.record(name, config)
         self.generation += 1
 
     def remove_connector(self, name: str) -> None:
-        self._connectors.pop(name, None)
+        if self._connectors.pop(name, None) is not None:
+            self._history.record(name, None)
         self.generation += 1
+
+    def history(self, name: str) -> list[ConfigVersion]:
+        """The connector's config versions since this store started, oldest first."""
+        return self._history.of(name)
 
     def put_target_state(self, name: str, state: TargetState) -> None:
         self._connectors[name].target_state = state
