@@ -15,6 +15,8 @@ from fastapi import Depends, FastAPI
 from connect.api.version import distribution_version
 from connect.runtime.herder import Herder
 from connect.runtime.logs.levels import LoggerLevels
+from rest.audit.middleware import AuditChanges, note_change
+from rest.audit.trail import AuditTrail
 from rest.authorization.enforcement import authorize_request, check_every_route_has_a_rule
 from rest.authorization.secrets import SecretKeys
 from rest.errors import install_error_handlers
@@ -58,12 +60,14 @@ def create_app(
     loggers: LoggerLevels | None = None,
     metrics: MetricsSource | None = None,
     cluster: ClusterView | None = None,
+    audit: AuditTrail | None = None,
     title: str = "kconnect",
     version: str | None = None,
 ) -> FastAPI:
     """Build the REST app over `herder`; `loggers` defaults to this process's logging hierarchy; `metrics`
     gives what `GET /metrics` serves (without it: no metrics, only the path); `cluster` names the workers
-    whose task figures the dashboard gathers (without it: this worker alone)."""
+    whose task figures the dashboard gathers (without it: this worker alone); `audit` records every change
+    request (without it: none)."""
     app = _ConnectApi(
         title=title,
         version=version or distribution_version("kconnect", fallback="unknown"),
@@ -72,7 +76,8 @@ def create_app(
         # Kafka reads a body without Content-Type as JSON too; FastAPI would ignore it by default.
         strict_content_type=False,
         # Every route, before its handler: who may call it (a no-op unless `rest.authorizer.class` is set).
-        dependencies=[Depends(authorize_request)],
+        # First: which change a request is (for the audit trail, refused ones included).
+        dependencies=[Depends(note_change), Depends(authorize_request)],
     )
     app.state.herder = herder
     app.state.expand_answers = ExpandAnswers(herder)
@@ -84,6 +89,8 @@ def create_app(
     for module in (root, connectors, lifecycle, offsets, plugins, logger_routes, metric_routes):
         app.include_router(module.router)
     app.include_router(ui_router)
+    if audit is not None:
+        app.add_middleware(AuditChanges, herder=herder, trail=audit, secrets=app.state.secret_keys)
     app.add_middleware(StripTrailingSlash)
     check_every_route_has_a_rule(app)
     return app

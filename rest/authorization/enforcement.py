@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 from fastapi import FastAPI, Request
 from fastapi.routing import APIRoute
 from starlette.requests import HTTPConnection
+from starlette.routing import BaseRoute
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from connect.runtime.domain.errors import ForbiddenError
@@ -107,14 +108,29 @@ ROUTE_RULES: Mapping[tuple[str, str], Rule] = {
 def check_every_route_has_a_rule(app: FastAPI) -> None:
     """RuntimeError naming each route of `app` without a rule: a new route must say who may call it."""
     missing = [
-        f"{method} {route.path}"
-        for route in app.routes
-        if isinstance(route, APIRoute)
-        for method in sorted(route.methods or ())
-        if (method, route.path) not in ROUTE_RULES
+        f"{method} {path}"
+        for path, methods in api_routes(app.router.routes)
+        for method in sorted(methods)
+        if (method, path) not in ROUTE_RULES
     ]
     if missing:
         raise RuntimeError(f"REST routes without an authorization rule: {', '.join(missing)}")
+
+
+def api_routes(routes: Iterable[BaseRoute], prefix: str = "") -> list[tuple[str, set[str]]]:
+    """Every API route's full path and methods, through the routers included in the app."""
+    found: list[tuple[str, set[str]]] = []
+    for route in routes:
+        if isinstance(route, APIRoute):
+            found.append((prefix + route.path, set(route.methods or ())))
+            continue
+        included = getattr(route, "original_router", None)  # FastAPI's included router, matched as one
+        if included is not None:
+            context = getattr(route, "include_context", None)
+            found += api_routes(included.routes, prefix + str(getattr(context, "prefix", "") or ""))
+        elif isinstance(nested := getattr(route, "routes", None), list):
+            found += api_routes(nested, prefix + str(getattr(route, "path", "")))
+    return found
 
 
 async def authorize_request(request: Request) -> None:

@@ -6,42 +6,32 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+from fastapi import APIRouter
 
 from connect.api.errors import ConfigError
-from connect.runtime.config.worker_config import WorkerConfig
-from connect.runtime.domain.info import PluginType
-from connect.runtime.logs.levels import LoggerLevels
-from connect.runtime.metrics.groups import MetricGroup
 from rest.app import create_app
 from rest.authorization.api import Authorizer, Operation, Resource
+from rest.authorization.enforcement import api_routes, check_every_route_has_a_rule
 from rest.extensions.api import Principal
-from rest.listeners.for_worker import rest_server_for
-from rest.listeners.server import RestServer
 from tests.support.fake_herder import FakeHerder
-from tests.support.fake_plugins import DEFAULT_PLUGINS, FakePlugin, config_key
-from tests.support.rest_harness import isolated_root_logger
+from tests.support.rest_permissions import (
+    FILE_SOURCE,
+    RULES,
+    USERS,
+    Worker,
+    refused,
+    start_worker,
+)
 from tests.support.waiting import wait_until
 from tests.unit.ctl.support import ctl
 
-MODULE = "org.apache.kafka.connect.rest.basic.auth.extension.PropertyFileLoginModule"
-USERS = ("root", "alice", "gail", "oscar", "vera", "nobody")
 ROLES = ("none", "viewer", "operator", "editor", "admin")
-RULES: dict[str, Any] = {
-    "groups": {"team-a-editors": ["gail"]},
-    "grants": [
-        {"to": ["user:root"], "role": "admin"},
-        {"to": ["user:alice", "group:team-a-editors"], "role": "editor", "connectors": ["team-a-*"]},
-        {"to": ["user:oscar"], "role": "operator", "connectors": ["team-a-*"]},
-        {"to": ["user:vera"], "role": "viewer", "connectors": ["team-a-*"]},
-    ],
-}
 # Each user's role on team-a-* connectors (root's on every connector).
 ROLE_OF = {
     "root": "admin",
@@ -92,81 +82,6 @@ CLUSTER_ROUTES = {key for key in LEAST_ROLE if "{connector}" not in key[1]} - {
     ("POST", "/connectors"),
     ("PUT", "/connector-plugins/{plugin}/config/validate"),
 }
-TOKEN_PLUGIN = FakePlugin(
-    "tests.support.TokenSourceConnector",
-    PluginType.SOURCE,
-    config_keys=(config_key("topic"), replace(config_key("token", required=False), type="PASSWORD")),
-)
-FILE_SOURCE = {"connector.class": "FileStreamSource", "file": "in.txt", "topic": "t"}
-
-
-@dataclass
-class Worker:
-    server: RestServer
-    herder: FakeHerder
-    rules: Path
-    client: httpx.Client
-
-    def call(self, user: str, method: str, path: str, body: Any = None) -> httpx.Response:
-        return self.client.request(method, self.server.local_url() + path, json=body, auth=(user, f"pw-{user}"))
-
-    def stop(self) -> None:
-        self.client.close()
-        self.server.stop()
-
-
-def metric_groups() -> list[MetricGroup]:
-    return [
-        MetricGroup("source-task-metrics", (("connector", name), ("task", "0")), {"source-record-poll-total": 7})
-        for name in ("team-a-orders", "team-b-orders")
-    ] + [MetricGroup("connect-worker-metrics", (), {"connector-count": 2})]
-
-
-def start_worker(tmp_path: Path, started: list[Worker], **props: str) -> Worker:
-    credentials = tmp_path / "connect.password"
-    credentials.write_text("".join(f"{user}: pw-{user}\n" for user in USERS))
-    jaas = tmp_path / "jaas.conf"
-    jaas.write_text(f'KafkaConnect {{\n  {MODULE} required\n  file="{credentials}";\n}};\n')
-    rules = tmp_path / "rules.json"
-    if not rules.exists():
-        rules.write_text(json.dumps(RULES))
-    herder = FakeHerder(plugins=(*DEFAULT_PLUGINS, TOKEN_PLUGIN))
-    for name in ("team-a-orders", "team-b-orders"):
-        herder.put_connector_config(name, {**FILE_SOURCE, "name": name}, allow_replace=False)
-    app = create_app(herder, loggers=LoggerLevels(isolated_root_logger()), metrics=metric_groups)
-    worker_props = {
-        "key.converter": "org.apache.kafka.connect.storage.StringConverter",
-        "value.converter": "org.apache.kafka.connect.storage.StringConverter",
-        "listeners": "http://127.0.0.1:0",
-        "rest.extension.classes": "BasicAuthSecurityRestExtension",
-        "rest.authorizer.class": "RoleAuthorizer",
-        "rest.authorizer.rules.file": str(rules),
-        **props,
-    }
-    environ = {"KAFKA_OPTS": f"-Djava.security.auth.login.config={jaas}"}
-    server = rest_server_for(WorkerConfig.from_props(worker_props), app, environ)
-    server.start()
-    worker = Worker(server, herder, rules, httpx.Client(timeout=10))
-    started.append(worker)
-    return worker
-
-
-@pytest.fixture
-def started() -> Iterator[list[Worker]]:
-    workers: list[Worker] = []
-    yield workers
-    for worker in workers:
-        worker.stop()
-
-
-@pytest.fixture
-def worker(tmp_path: Path, started: list[Worker]) -> Worker:
-    return start_worker(tmp_path, started)
-
-
-def refused(response: httpx.Response) -> bool:
-    """Refused by the authorizer (another 403, such as topic tracking being off, is the route's own answer)."""
-    return response.status_code == 403 and "may not perform" in response.json()["message"]
 
 
 def request_for(method: str, path: str, connector: str) -> tuple[str, Any]:
@@ -402,3 +317,13 @@ def test_a_connectors_history_says_who_wrote_each_version_and_ctl_puts_one_back(
     ]
     assert ctl(capsys, "--context", "alice", "rollback", "team-a-h", "--to", "4").code == 2
     assert refused(worker.call("nobody", "GET", "/connectors/team-a-h/history"))
+
+
+def test_the_app_refuses_to_start_with_a_route_that_has_no_authorization_rule() -> None:
+    app = create_app(FakeHerder())
+    assert len(api_routes(app.router.routes)) >= len(LEAST_ROLE)
+    extra = APIRouter()
+    extra.add_api_route("/connectors/{connector}/secrets", lambda connector: {}, methods=["GET"])
+    app.include_router(extra)
+    with pytest.raises(RuntimeError, match=r"without an authorization rule: GET /connectors/\{connector\}/secrets"):
+        check_every_route_has_a_rule(app)
