@@ -290,6 +290,13 @@ def make_topic(bootstrap: str, partitions: int) -> str:
 
 def topic_keys(bootstrap: str, topic: str, *, committed_only: bool = False) -> list[str]:
     """Every record key of `topic`, in log order per partition (partitions one after the other)."""
+    return [key.decode() if key is not None else "" for key, _ in topic_records(bootstrap, topic, committed_only)]
+
+
+def topic_records(
+    bootstrap: str, topic: str, committed_only: bool = False
+) -> list[tuple[bytes | None, bytes | None]]:
+    """Every record of `topic` as (key, value), in log order per partition (partitions one after the other)."""
     consumer = Consumer(
         {
             "bootstrap.servers": bootstrap,
@@ -302,7 +309,7 @@ def topic_keys(bootstrap: str, topic: str, *, committed_only: bool = False) -> l
     try:
         metadata = consumer.list_topics(topic, timeout=10).topics[topic]
         partitions = sorted(metadata.partitions)
-        keys: dict[int, list[str]] = {p: [] for p in partitions}
+        records: dict[int, list[tuple[bytes | None, bytes | None]]] = {p: [] for p in partitions}
         ends: dict[int, int] = {}
         for p in partitions:
             _, high = consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=10)
@@ -317,13 +324,17 @@ def topic_keys(bootstrap: str, topic: str, *, committed_only: bool = False) -> l
                     if error.code() == error._PARTITION_EOF:
                         done.add(message.partition())
                     continue
-                key, partition = message.key(), message.partition()
+                partition = message.partition()
                 if partition is not None:
-                    keys[partition].append(key.decode() if key is not None else "")
+                    records[partition].append((_raw(message.key()), _raw(message.value())))
         assert len(done) == len(partitions), f"could not read {topic} to its end"
-        return [k for p in partitions for k in keys[p]]
+        return [record for p in partitions for record in records[p]]
     finally:
         consumer.close()
+
+
+def _raw(value: str | bytes | None) -> bytes | None:
+    return value.encode() if isinstance(value, str) else value
 
 
 def expected_keys(tasks: int, records: int) -> set[str]:

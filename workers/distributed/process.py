@@ -39,7 +39,9 @@ from connect.runtime.stores import ConfigLog, KafkaOffsetStore, KafkaStatusStore
 from connect.runtime.tasks.transactions import fence_zombie_tasks
 from connect.runtime.worker import Worker
 from rest.app import create_app
+from rest.audit.trail import AuditTrail
 from rest.listeners.server import RestServer
+from workers.common.audit import audit_trail
 from workers.common.deferred_app import DeferredApp
 from workers.common.heap import settle_heap
 from workers.common.logs import redact_logs
@@ -103,6 +105,7 @@ class DistributedWorker:
         self._worker: Worker | None = None
         self._logs: list[ConfigLog | KafkaStatusStore | SlotLog] = []
         self._undo_log_redaction: Callable[[], None] | None = None
+        self._audit: AuditTrail | None = None
         self._liveness: LivenessListener | None = None
         self.peers: PeerWatcher | None = None
 
@@ -155,7 +158,10 @@ class DistributedWorker:
             lambda: len(membership.owned()),
         )
         cluster = cluster_view(logs.slots, worker_id, url, self.settings.worker)
-        deferred.attach(create_app(herder, loggers=loggers, metrics=metrics, cluster=cluster))
+        # A dedicated MirrorMaker's flows write no audit topic to the clusters they mirror unless told to.
+        audit_topic = None if self._mounted is not None else f"{self.settings.group_id}-audit"
+        self._audit = audit_trail(self.settings.worker, internal, worker_id, audit_topic)
+        deferred.attach(create_app(herder, loggers=loggers, metrics=metrics, cluster=cluster, audit=self._audit))
 
     def _ensure_internal_topics(self, internal: KafkaClients) -> None:
         """2. Create the missing internal topics, and verify every one."""
@@ -325,6 +331,8 @@ class DistributedWorker:
         log.info("Kafka Connect stopping")
         if self.rest is not None:
             self.rest.stop()
+        if self._audit is not None:
+            self._audit.close()
         if self.peers is not None:
             self.peers.stop()
         if self.membership is not None and not self.membership.stop(LEAVE_TIMEOUT_S):

@@ -27,8 +27,10 @@ from connect.runtime.stores.local_offset_store import FileOffsetStore, MemoryOff
 from connect.runtime.stores.memory_status_store import MemoryStatusStore
 from connect.runtime.worker import Worker
 from rest.app import create_app
+from rest.audit.trail import AuditTrail
 from rest.listeners.server import RestServer
 from rest.ui import single_worker
+from workers.common.audit import audit_trail
 from workers.common.deferred_app import DeferredApp
 from workers.common.heap import settle_heap
 from workers.common.logs import redact_logs
@@ -58,6 +60,7 @@ class StandaloneWorker:
         self.offset_store: OffsetStore | None = None
         self.status_store: MemoryStatusStore | None = None
         self._undo_log_redaction: Callable[[], None] | None = None
+        self._audit: AuditTrail | None = None
 
     @classmethod
     def from_props(
@@ -145,13 +148,17 @@ class StandaloneWorker:
         self._undo_log_redaction = redact_logs(worker.secrets.redactor)
         self.herder.start()
         cluster = single_worker(worker_id, rest.advertised_url)
-        deferred.attach(create_app(self.herder, loggers=loggers, metrics=worker.metric_groups, cluster=cluster))
+        self._audit = audit_trail(self.config, clients, worker_id)
+        app = create_app(self.herder, loggers=loggers, metrics=worker.metric_groups, cluster=cluster, audit=self._audit)
+        deferred.attach(app)
 
     def stop(self) -> None:
         """Stop REST, then every task and connector (final offset commits), the worker and its offset store."""
         log.info("Kafka Connect stopping")
         if self.rest is not None:
             self.rest.stop()
+        if self._audit is not None:
+            self._audit.close()
         if self.herder is not None:
             try:
                 self.herder.stop()

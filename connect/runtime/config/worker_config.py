@@ -105,6 +105,31 @@ def worker_config_def() -> ConfigDef:
         Importance.LOW,
         "How often RoleAuthorizer checks its rules file for a change.",
     )
+    d.define("audit.log.file", ConfigType.STRING, None, None, Importance.LOW, "Audit records as JSON lines.")
+    d.define(
+        "audit.topic",
+        ConfigType.STRING,
+        None,
+        None,
+        Importance.LOW,
+        "Topic of the audit records (distributed: <group.id>-audit by default; empty: none).",
+    )
+    d.define(
+        "audit.topic.replication.factor",
+        ConfigType.SHORT,
+        -1,
+        None,
+        Importance.LOW,
+        "Replication factor of the audit topic kconnect creates (-1: the broker's default).",
+    )
+    d.define(
+        "audit.topic.retention.ms",
+        ConfigType.LONG,
+        90 * 24 * 3600 * 1000,
+        Range.at_least(-1),
+        Importance.LOW,
+        "How long the audit topic kconnect creates keeps its records (default 90 days; -1: forever).",
+    )
     d.define("access.control.allow.origin", ConfigType.STRING, "", None, Importance.LOW, "CORS origins.")
     d.define("access.control.allow.methods", ConfigType.STRING, "", None, Importance.LOW, "CORS methods.")
     d.define("response.http.headers.config", ConfigType.STRING, "", None, Importance.LOW, "Response headers.")

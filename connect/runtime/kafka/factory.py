@@ -272,6 +272,13 @@ class KafkaClients:
         reset = settings.get("auto.offset.reset", "earliest").strip().lower()
         return KafkaAssignedConsumer(self._build(Consumer, config, "consumer"), reset)
 
+    def internal_producer(self, client_id: str, settings: Mapping[str, str]) -> ProducerLike:
+        """A producer of the worker's own (`internal_config`), e.g. the audit trail's."""
+        producer: ProducerLike = self._build(
+            Producer, self.internal_config("producer", client_id, settings), "producer"
+        )
+        return producer
+
     def plain_producer(self, settings: Mapping[str, str]) -> ProducerLike:
         """A producer from `settings` alone (Kafka's names): a connector's own client of another cluster."""
         producer: ProducerLike = self._build(Producer, to_librdkafka(settings, "producer"), "producer")
