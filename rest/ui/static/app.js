@@ -218,6 +218,7 @@
       lastHeard = Date.now();
       showBanner("");
       render();
+      if (selected !== null) loadHistory(selected);
     } catch (error) {
       if (error.status === 401) {
         showBanner("The worker refused the credentials of this page (401): reload it to sign in again.");
@@ -404,14 +405,72 @@
 
   const closedTraces = new Set();
   let detailKey = "";
+  // The selected connector's config versions (`GET /connectors/{c}/history`, kconnect's), newest last.
+  let history = { name: null, versions: [], error: "" };
 
   function select(name) {
     selected = name;
     closedTraces.clear();
     detailKey = "";
+    history = { name, versions: [], error: "" };
     $("detail").hidden = false;
     applyFilter();
     renderDetail();
+    loadHistory(name);
+  }
+
+  async function loadHistory(name) {
+    let next;
+    try {
+      next = { name, versions: await api("GET", `/connectors/${enc(name)}/history`), error: "" };
+    } catch (error) {
+      next = { name, versions: [], error: error.status === 404 ? "" : error.message };
+    }
+    if (selected !== name || JSON.stringify(next) === JSON.stringify(history)) return;
+    history = next;
+    detailKey = "";
+    renderDetail();
+  }
+
+  // What changed from one config version to the next: [key, before, after] for every key that differs.
+  function configChanges(before, after) {
+    const keys = [...new Set([...Object.keys(before || {}), ...Object.keys(after || {})])].sort();
+    return keys
+      .map((key) => [key, before ? before[key] : undefined, after ? after[key] : undefined])
+      .filter(([, was, now]) => was !== now);
+  }
+
+  function historyBlock() {
+    const block = [el("h3", { text: `History (${history.versions.length} versions)` })];
+    if (history.error) block.push(el("p", { class: "muted", text: `History unavailable: ${history.error}` }));
+    const versions = history.versions;
+    for (let index = versions.length - 1; index >= 0; index -= 1) {
+      const version = versions[index];
+      const previous = index > 0 ? versions[index - 1].config : null;
+      const changes = version.config === null ? [] : configChanges(previous, version.config);
+      const what = version.config === null ? "deleted" : previous === null ? "created" : `${changes.length} changed`;
+      const written = version.timestamp ? new Date(version.timestamp).toISOString().replace("T", " ").slice(0, 19) : "";
+      const details = el(
+        "details",
+        { class: "version", "data-version": String(version.version) },
+        el("summary", { text: `v${version.version} · ${written} · ${version.user || "unknown"} · ${what}` }),
+      );
+      if (changes.length) {
+        const rows = changes.map(([key, was, now]) =>
+          el("tr", {}, el("td", { text: key }), el("td", { class: "was", text: was ?? "" }), el("td", { class: "now", text: now ?? "" })),
+        );
+        details.append(
+          el(
+            "table",
+            { class: "diff" },
+            el("thead", {}, el("tr", {}, ...["Key", "Before", "After"].map((h) => el("th", { text: h })))),
+            el("tbody", {}, ...rows),
+          ),
+        );
+      }
+      block.push(details);
+    }
+    return block;
   }
 
   function closeDetail() {
@@ -440,7 +499,7 @@
       const entry = throughput.get(key);
       return [ratesOf(key).map((r) => r.toFixed(1)).join(","), entry ? entry.lag : null];
     });
-    const key = JSON.stringify([connector, figures, operable]);
+    const key = JSON.stringify([connector, figures, operable, history]);
     if (key === detailKey) return;
     detailKey = key;
 
@@ -501,6 +560,7 @@
       if (task.trace) body.push(traceBlock(`task-${task.id}`, `Task ${task.id} trace (${task.state})`, task.trace));
     }
     body.push(el("h3", { text: "Config" }), el("pre", { class: "config", text: JSON.stringify(connector.config, null, 2) }));
+    if (history.name === connector.name) body.push(...historyBlock());
     $("detail-body").replaceChildren(...body);
   }
 

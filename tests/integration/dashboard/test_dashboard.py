@@ -298,12 +298,13 @@ def permitted(
         yield worker, client
 
 
-def test_a_viewer_sees_no_button_it_may_not_use_and_an_editor_sees_them_all(
+def test_a_viewer_sees_no_button_it_may_not_use_and_an_editor_sees_them_all_with_the_configs_history(
     chromium: Browser, permitted: tuple[StandaloneWorker, httpx.Client], unique_topic: str, screens: Path
 ) -> None:
     worker, alice = permitted
     config = {"connector.class": "FileStreamSource", "topic": unique_topic, "file": "/dev/null"}
     assert alice.post("/connectors", json={"name": "team-a-feed", "config": config}).status_code == 201
+    assert alice.patch("/connectors/team-a-feed/config", json={"batch.size": "100"}).status_code == 200
     actions = ["Pause", "Resume", "Stop", "Restart", "Edit", "Delete"]
 
     viewer = open_page(chromium, worker.local_url, http_credentials={"username": "vera", "password": "vera-pw"})
@@ -312,6 +313,13 @@ def test_a_viewer_sees_no_button_it_may_not_use_and_an_editor_sees_them_all(
     viewer.locator("#detail-body .tasks tbody tr").first.wait_for()
     assert [name for name in actions if viewer.locator(f'#detail-actions button:text-is("{name}")').is_visible()] == []
     assert viewer.locator(".task-restart").count() == 0
+    assert not viewer.locator("#restart-include-tasks").is_visible()
+    # The config's history: who wrote each version, and what changed from the one before.
+    newest = viewer.locator('details.version[data-version="2"]')
+    newest.locator("summary", has_text="alice · 1 changed").wait_for()
+    newest.locator("summary").click()
+    assert newest.locator("table.diff tbody tr").all_inner_texts() == ["batch.size\t\t100"]
+    viewer.locator('details.version[data-version="1"] summary', has_text="alice · created").wait_for()
     viewer.screenshot(path=screens / "dashboard-viewer.png")
     # A refused action says why: the New connector form, filled in by a viewer.
     viewer.click("#detail-close")
