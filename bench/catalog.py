@@ -28,6 +28,7 @@ GROUPS: tuple[Group, ...] = (
     Group("sql", "SQL connectors on PostgreSQL, next to plain SQLAlchemy loops"),
     Group("avro", "Avro through a Schema Registry: AvroConverter next to confluent-kafka's serializers"),
     Group("security", "Secured: REST over HTTPS with basic auth, FileStream pairs over SASL_SSL"),
+    Group("authorization", "Permissions: what the RoleAuthorizer adds to a request over authentication alone"),
     Group("metrics", "Metrics: what recording costs, and a /metrics scrape of 100 connectors of 4 tasks"),
     Group("mirror", "MirrorMaker 2: kconnect's next to Java's, dedicated mode, between two clusters"),
     Group("cdc", "Change data capture from PostgreSQL: kconnect's PostgresConnector next to Debezium's"),

@@ -28,6 +28,7 @@ from bench.java_connect import jars as java_jars
 from bench.procs import ProcessSet
 from bench.results import BenchmarkResult, ResultsFile
 from bench.scenarios import (
+    authorization,
     avro,
     broker_restart,
     cdc,
@@ -70,6 +71,7 @@ SCENARIOS: dict[str, Scenario] = {
     "sql": sql.run,
     "avro": avro.run,
     security_group.GROUP: security_group.run,
+    authorization.GROUP: authorization.run,
     metrics.GROUP: metrics.run,
     mirror.GROUP: mirror.run,
     cdc.GROUP: cdc.run,

@@ -67,8 +67,10 @@ class ConnectRest:
             )
         return response.json() if response.content else None
 
-    def create(self, name: str, config: Mapping[str, str]) -> Any:
-        body = {"name": name, "config": dict(config)}
+    def create(self, name: str, config: Mapping[str, str], initial_state: str | None = None) -> Any:
+        body: dict[str, Any] = {"name": name, "config": dict(config)}
+        if initial_state is not None:
+            body["initial_state"] = initial_state  # KIP-980
         return self._expect(self._client.post("/connectors", json=body), 201)
 
     def delete(self, name: str) -> None:

@@ -12,7 +12,7 @@ anything is looked up, so a refusal says nothing about whether the connector exi
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import Enum
 
@@ -84,6 +84,11 @@ class Authorizer(ABC):
     @abstractmethod
     def authorize(self, principal: Principal, operation: Operation, resource: Resource) -> bool:
         """Whether `principal` may perform `operation` on `resource`. Must not block."""
+
+    def allowed_connectors(self, principal: Principal, operation: Operation, connectors: Iterable[str]) -> set[str]:
+        """Those of `connectors` that `principal` may perform `operation` on (for lists); by default one
+        `authorize` each, which an authorizer may answer faster at once."""
+        return {name for name in connectors if self.authorize(principal, operation, Resource(name))}
 
     def close(self) -> None:
         """Release what the authorizer holds; called once, when the REST server stops."""

@@ -176,12 +176,10 @@ def visible(connection: HTTPConnection, items: Iterable[T], connector_of: Callab
     authorizer, principal = _parties(connection)
     if authorizer is None or principal is None:
         return list(items)
-    kept = []
-    for item in items:
-        connector = connector_of(item)
-        if connector is None or authorizer.authorize(principal, Operation.CONNECTOR_READ, Resource(connector)):
-            kept.append(item)
-    return kept
+    listed = [(item, connector_of(item)) for item in items]
+    names = {name for _, name in listed if name is not None}
+    allowed = authorizer.allowed_connectors(principal, Operation.CONNECTOR_READ, names)
+    return [item for item, name in listed if name is None or name in allowed]
 
 
 def caller(connection: HTTPConnection) -> Principal | None:

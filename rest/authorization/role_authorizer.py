@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from connect.api.errors import ConfigError
@@ -64,6 +64,12 @@ class RoleAuthorizer(Authorizer):
         if required is Permission.VIEW:
             return entitlements.any_grant  # cluster reads: anyone granted anything
         return entitlements.admin
+
+    def allowed_connectors(self, principal: Principal, operation: Operation, connectors: Iterable[str]) -> set[str]:
+        required = operation.permission
+        if required is None:
+            return set(connectors)
+        return self._entitlements_of(principal).allowed(required, connectors)
 
     def close(self) -> None:
         self._stop.set()

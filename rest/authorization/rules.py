@@ -71,7 +71,10 @@ class Rules:
 
 
 class Entitlements:
-    """What one principal may do, compiled once: the highest permission it holds per connector pattern."""
+    """What one principal may do, compiled once: per permission, the names and patterns that grant it (its own
+    grants and those of every higher permission). Patterns are split by kind, so that the common ones cost C
+    loops, not regular expressions: exact names (a set), `prefix*` (one `str.startswith` of a tuple), the rest
+    one expression; and each answer is kept (`_CACHED_ANSWERS`), since lists ask about the same names again."""
 
     def __init__(self, grants: Iterable[Grant]) -> None:
         self.admin = False
@@ -82,17 +85,68 @@ class Entitlements:
             if grant.permission is Permission.ADMIN:
                 self.admin = True
             patterns.setdefault(grant.permission, []).extend(grant.patterns)
-        # One expression per permission, holding the patterns of it and of every higher one.
-        self._matchers: dict[Permission, re.Pattern[str] | None] = {}
+        self._matchers: dict[Permission, _Matcher] = {}
         for permission in Permission:
             held = [p for other, found in patterns.items() if other.rank >= permission.rank for p in found]
-            self._matchers[permission] = re.compile("|".join(translate(p) for p in held)) if held else None
+            self._matchers[permission] = _Matcher(held)
+        self._answers: dict[Permission, dict[str, bool]] = {permission: {} for permission in Permission}
 
     def allows(self, permission: Permission, connector: str) -> bool:
         if self.admin:
             return True
-        matcher = self._matchers[permission]
-        return matcher is not None and matcher.match(connector) is not None
+        answers = self._answers[permission]
+        answer = answers.get(connector)
+        if answer is None:
+            answer = self._answer(permission, answers, connector)
+        return answer
+
+    def allowed(self, permission: Permission, connectors: Iterable[str]) -> set[str]:
+        """Those of `connectors` this principal holds `permission` on (a list's check, in one loop)."""
+        if self.admin:
+            return set(connectors)
+        answers = self._answers[permission]
+        found = set()
+        for name in connectors:
+            answer = answers.get(name)
+            if answer is None:
+                answer = self._answer(permission, answers, name)
+            if answer:
+                found.add(name)
+        return found
+
+    def _answer(self, permission: Permission, answers: dict[str, bool], connector: str) -> bool:
+        if len(answers) >= _CACHED_ANSWERS:
+            answers.clear()
+        answer = answers[connector] = self._matchers[permission].matches(connector)
+        return answer
+
+
+# Answers kept per principal; a new dict (not a trimmed one) when full, as entries cost little to recompute.
+_CACHED_ANSWERS = 100_000
+_WILDCARDS = frozenset("*?[")
+
+
+class _Matcher:
+    def __init__(self, patterns: Iterable[str]) -> None:
+        exact: set[str] = set()
+        prefixes: list[str] = []
+        others: list[str] = []
+        for pattern in patterns:
+            head = pattern[:-1] if pattern.endswith("*") else None
+            if not _WILDCARDS & set(pattern):
+                exact.add(pattern)
+            elif head is not None and not _WILDCARDS & set(head):
+                prefixes.append(head)
+            else:
+                others.append(pattern)
+        self._exact = frozenset(exact)
+        self._prefixes = tuple(prefixes)
+        self._others = re.compile("|".join(translate(p) for p in others)) if others else None
+
+    def matches(self, name: str) -> bool:
+        if name in self._exact or name.startswith(self._prefixes):
+            return True
+        return self._others is not None and self._others.match(name) is not None
 
 
 def parse_rules(text: str, source: str) -> Rules:

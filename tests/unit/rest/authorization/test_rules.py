@@ -13,7 +13,7 @@ RULES = {
     "groups": {"team-a": ["alice", "bob"]},
     "grants": [
         {"to": ["group:team-a"], "role": "editor", "connectors": ["team-a-*"]},
-        {"to": ["user:carol"], "role": "operator", "connectors": ["team-a-*", "shared-??"]},
+        {"to": ["user:carol"], "role": "operator", "connectors": ["team-a-*", "shared-??", "billing", "[xy]-*-log"]},
         {"to": ["user:*"], "role": "viewer", "connectors": ["public-*"]},
         {"to": ["user:root", "group:admins"], "role": "admin"},
     ],
@@ -34,6 +34,15 @@ def test_a_role_allows_what_the_roles_below_it_allow_on_its_patterns_only() -> N
     carol = entitlements("carol")
     assert carol.allows(Permission.OPERATE, "shared-01") and not carol.allows(Permission.OPERATE, "shared-001")
     assert carol.allows(Permission.VIEW, "team-a-x") and not carol.allows(Permission.EDIT, "team-a-x")
+    # Exact names, `prefix*` and the other patterns are matched apart; each the whole name.
+    assert carol.allows(Permission.OPERATE, "billing") and not carol.allows(Permission.OPERATE, "billing-2")
+    assert carol.allows(Permission.OPERATE, "x-eu-log") and not carol.allows(Permission.OPERATE, "z-eu-log")
+    assert not carol.allows(Permission.OPERATE, "x-eu-log-old")
+    assert carol.allowed(Permission.OPERATE, ["billing", "shared-01", "other", "team-a-1"]) == {
+        "billing",
+        "shared-01",
+        "team-a-1",
+    }
 
 
 def test_patterns_match_whole_names_and_every_user_gets_the_grants_to_everyone() -> None:
