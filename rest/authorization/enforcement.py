@@ -182,6 +182,15 @@ def visible(connection: HTTPConnection, items: Iterable[T], connector_of: Callab
     return [item for item, name in listed if name is None or name in allowed]
 
 
+def visible_names(connection: HTTPConnection, names: list[str]) -> list[str]:
+    """The connector names the caller may view, in their order (a list's answer, in one pass)."""
+    authorizer, principal = _parties(connection)
+    if authorizer is None or principal is None:
+        return names
+    allowed = authorizer.allowed_connectors(principal, Operation.CONNECTOR_READ, names)
+    return names if len(allowed) == len(names) else [name for name in names if name in allowed]
+
+
 def caller(connection: HTTPConnection) -> Principal | None:
     """Who the request was authenticated as (None without authentication)."""
     return _parties(connection)[1]

@@ -105,14 +105,10 @@ class Entitlements:
         if self.admin:
             return set(connectors)
         answers = self._answers[permission]
-        found = set()
-        for name in connectors:
-            answer = answers.get(name)
-            if answer is None:
-                answer = self._answer(permission, answers, name)
-            if answer:
-                found.add(name)
-        return found
+        get = answers.get
+        return {
+            name for name in connectors if get(name) or (get(name) is None and self._answer(permission, answers, name))
+        }
 
     def _answer(self, permission: Permission, answers: dict[str, bool], connector: str) -> bool:
         if len(answers) >= _CACHED_ANSWERS:

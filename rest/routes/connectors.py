@@ -18,7 +18,7 @@ from starlette.concurrency import run_in_threadpool
 from connect.runtime.domain.errors import BadRequestError
 from connect.runtime.domain.states import TargetState
 from rest import wire
-from rest.authorization.enforcement import authorization_on, visible
+from rest.authorization.enforcement import authorization_on, visible_names
 from rest.authorization.secrets import config_for
 from rest.deps import JSON_BODY, ExpandAnswersDep, HerderDep
 from rest.errors import documented
@@ -47,7 +47,7 @@ async def list_connectors(
 ) -> Response:
     """Connector names; with `expand=status` and/or `expand=info`, an object keyed by name."""
     if expand is None:
-        return JsonAnswer(visible(request, await run_in_threadpool(herder.connectors), lambda name: name))
+        return JsonAnswer(visible_names(request, await run_in_threadpool(herder.connectors)))
     wanted = {part.strip() for value in expand for part in value.split(",")}
     body = await answers.body("status" in wanted, "info" in wanted)
     if authorization_on(request):
@@ -59,7 +59,7 @@ def _as_seen_by(request: Request, body: bytes) -> bytes:
     """An `?expand` answer cut to the connectors the caller may view, their configs as it may see them."""
     overviews = orjson.loads(body)
     shown = {}
-    for name in visible(request, overviews, lambda name: name):
+    for name in visible_names(request, list(overviews)):
         overview = overviews[name]
         info = overview.get("info")
         if isinstance(info, dict) and isinstance(info.get("config"), dict):

@@ -12,6 +12,7 @@ from pathlib import Path
 import httpx
 
 from bench.java_connect import jars as java_jars
+from bench.systems.base import WorkerMode
 from bench.systems.java import JavaConnect
 from local_kafka.jars import default_version
 from tests.fixtures.tcp_ports import free_port
@@ -31,6 +32,21 @@ def _answers(url: str) -> bool:
 def java_standalone_worker(bootstrap: str, workdir: Path, props: Mapping[str, str]) -> Iterator[str]:
     """A running Java standalone worker on `bootstrap` with `props` over String converters and a file offset
     store in `workdir`; yields its REST URL. Its log is `workdir/connect.log`."""
+    settings = {"offset.storage.file.filename": str(workdir / "connect.offsets"), **props}
+    with _java_worker(bootstrap, workdir, settings, WorkerMode.STANDALONE) as url:
+        yield url
+
+
+@contextmanager
+def java_distributed_worker(bootstrap: str, workdir: Path, props: Mapping[str, str]) -> Iterator[str]:
+    """A running Java distributed worker (`ConnectDistributed`) on `bootstrap`; `props` name its group and
+    internal topics. Yields its REST URL once it answers; its log is `workdir/connect.log`."""
+    with _java_worker(bootstrap, workdir, props, WorkerMode.DISTRIBUTED) as url:
+        yield url
+
+
+@contextmanager
+def _java_worker(bootstrap: str, workdir: Path, props: Mapping[str, str], mode: WorkerMode) -> Iterator[str]:
     version = default_version()
     system = JavaConnect(java_jars.fetch(version), version, QUICK_JVM_OPTIONS)
     assert system.unavailable_reason() is None, system.unavailable_reason()
@@ -39,7 +55,6 @@ def java_standalone_worker(bootstrap: str, workdir: Path, props: Mapping[str, st
         "bootstrap.servers": bootstrap,
         "key.converter": "org.apache.kafka.connect.storage.StringConverter",
         "value.converter": "org.apache.kafka.connect.storage.StringConverter",
-        "offset.storage.file.filename": str(workdir / "connect.offsets"),
         "offset.flush.interval.ms": "1000",
         "listeners": url,
         **system.extra_worker_properties(workdir),
@@ -48,7 +63,7 @@ def java_standalone_worker(bootstrap: str, workdir: Path, props: Mapping[str, st
     worker_file = workdir / "worker.properties"
     worker_file.write_text("".join(f"{key}={value}\n" for key, value in worker.items()))
     with (workdir / "stdout.log").open("wb") as out:
-        process = subprocess.Popen(system.command(worker_file, workdir), stdout=out, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(system.command(worker_file, workdir, mode), stdout=out, stderr=subprocess.STDOUT)
     try:
         wait_until(lambda: process.poll() is None and _answers(url), 120, "Java Kafka Connect's REST API", interval=0.5)
         yield url
