@@ -147,10 +147,11 @@ def row(label: str, samples: Mapping[str, Sequence[float]]) -> SystemResult:
 
 
 def metric_order() -> tuple[str, ...]:
-    order: list[str] = []
-    for kind in KINDS:
-        for quantile in ("p50", "p99"):
-            order += [f"{AUTHN}_{kind}_{quantile}_ms", f"{AUTHZ}_{kind}_{quantile}_ms", f"{kind}_{quantile}_ratio"]
+    """The ratios first (the summary shows the first), then each request kind's latencies."""
+    pairs = [(kind, quantile) for kind in KINDS for quantile in ("p50", "p99")]
+    order = [f"{kind}_{quantile}_ratio" for kind, quantile in pairs]
+    for kind, quantile in pairs:
+        order += [f"{AUTHN}_{kind}_{quantile}_ms", f"{AUTHZ}_{kind}_{quantile}_ms"]
     return tuple(order)
 
 
