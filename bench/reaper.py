@@ -45,9 +45,9 @@ def still_ours(groups: dict[int, bytes]) -> list[int]:
     return [pgid for pgid, command in groups.items() if command and command_line(pgid) == command]
 
 
-def live_groups() -> set[int]:
-    """The process groups that have a member which has not exited (zombies are done)."""
-    groups: set[int] = set()
+def process_stats() -> dict[int, list[str]]:
+    """Every process now: pid -> the fields of /proc/<pid>/stat after the command (state, ppid, pgrp, ...)."""
+    stats: dict[int, list[str]] = {}
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
@@ -56,10 +56,13 @@ def live_groups() -> set[int]:
         except OSError:
             continue
         # The command name is in parentheses and may contain spaces; the fields after it are fixed.
-        fields = stat[stat.rfind(")") + 2 :].split()
-        if fields[0] != "Z":
-            groups.add(int(fields[2]))
-    return groups
+        stats[int(entry.name)] = stat[stat.rfind(")") + 2 :].split()
+    return stats
+
+
+def live_groups() -> set[int]:
+    """The process groups that have a member which has not exited (zombies are done)."""
+    return {int(fields[2]) for fields in process_stats().values() if fields[0] != "Z"}
 
 
 def end_groups(pgids: Iterable[int], grace: float = GRACE_SECONDS) -> None:

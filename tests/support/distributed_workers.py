@@ -293,9 +293,7 @@ def topic_keys(bootstrap: str, topic: str, *, committed_only: bool = False) -> l
     return [key.decode() if key is not None else "" for key, _ in topic_records(bootstrap, topic, committed_only)]
 
 
-def topic_records(
-    bootstrap: str, topic: str, committed_only: bool = False
-) -> list[tuple[bytes | None, bytes | None]]:
+def topic_records(bootstrap: str, topic: str, committed_only: bool = False) -> list[tuple[bytes | None, bytes | None]]:
     """Every record of `topic` as (key, value), in log order per partition (partitions one after the other)."""
     consumer = Consumer(
         {

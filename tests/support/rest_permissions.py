@@ -22,8 +22,8 @@ from rest.listeners.server import RestServer
 from tests.support.fake_herder import FakeHerder
 from tests.support.fake_plugins import DEFAULT_PLUGINS, FakePlugin, config_key
 from tests.support.rest_harness import isolated_root_logger
+from tests.support.secured_workers import write_jaas
 
-MODULE = "org.apache.kafka.connect.rest.basic.auth.extension.PropertyFileLoginModule"
 USERS = ("root", "alice", "gail", "oscar", "vera", "nobody")
 RULES: dict[str, Any] = {
     "groups": {"team-a-editors": ["gail"]},
@@ -66,10 +66,7 @@ def metric_groups() -> list[MetricGroup]:
 
 
 def start_worker(tmp_path: Path, started: list[Worker], **props: str) -> Worker:
-    credentials = tmp_path / "connect.password"
-    credentials.write_text("".join(f"{user}: pw-{user}\n" for user in USERS))
-    jaas = tmp_path / "jaas.conf"
-    jaas.write_text(f'KafkaConnect {{\n  {MODULE} required\n  file="{credentials}";\n}};\n')
+    jaas = write_jaas(tmp_path, {user: f"pw-{user}" for user in USERS})
     rules = tmp_path / "rules.json"
     if not rules.exists():
         rules.write_text(json.dumps(RULES))

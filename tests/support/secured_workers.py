@@ -3,6 +3,7 @@ its JAAS file in KAFKA_OPTS."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 import httpx
@@ -15,13 +16,19 @@ MODULE = "org.apache.kafka.connect.rest.basic.auth.extension.PropertyFileLoginMo
 USER, PASSWORD = "operator", "op-secret-4321"
 
 
+def write_jaas(directory: Path, users: Mapping[str, str]) -> Path:
+    """A users' file of `users` (name -> password) and the JAAS file naming it, in `directory`; the JAAS file."""
+    credentials = directory / "connect.password"
+    credentials.write_text("".join(f"{user}: {password}\n" for user, password in users.items()))
+    jaas = directory / "jaas.conf"
+    jaas.write_text(f'KafkaConnect {{\n  {MODULE} required\n  file="{credentials}";\n}};\n')
+    return jaas
+
+
 def security_files(tmp_path: Path) -> tuple[TlsFiles, dict[str, str], dict[str, str]]:
     """TLS files, the worker keys of an https listener with basic auth, and the environment with its JAAS file."""
     tls = make_tls_files(tmp_path)
-    (tmp_path / "connect.password").write_text(f"{USER}: {PASSWORD}\n")
-    (tmp_path / "jaas.conf").write_text(
-        f'KafkaConnect {{\n  {MODULE} required\n  file="{tmp_path / "connect.password"}";\n}};\n'
-    )
+    write_jaas(tmp_path, {USER: PASSWORD})
     props = {
         "listeners.https.ssl.keystore.type": "PKCS12",
         "listeners.https.ssl.keystore.location": str(tls.server_p12),

@@ -15,7 +15,7 @@ from confluent_kafka import Consumer, TopicPartition
 
 from tests.support.distributed_workers import WorkerProcess, worker_props
 from tests.support.java_connect_worker import java_distributed_worker
-from tests.support.secured_workers import EXTENSION, MODULE
+from tests.support.secured_workers import EXTENSION, write_jaas
 from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.e2e
@@ -43,11 +43,8 @@ def _connector_headers(bootstrap: str, topic: str) -> list[list[tuple[str, bytes
 def test_java_connect_reads_configs_kconnect_wrote_with_their_user_and_kconnect_shows_javas_versions(
     kafka_bootstrap: str, tmp_path: Path
 ) -> None:
-    (tmp_path / "connect.password").write_text("alice: pw-alice\n")
-    (tmp_path / "jaas.conf").write_text(
-        f'KafkaConnect {{\n  {MODULE} required\n  file="{tmp_path / "connect.password"}";\n}};\n'
-    )
-    environ = {"KAFKA_OPTS": f"-Djava.security.auth.login.config={tmp_path / 'jaas.conf'}"}
+    jaas = write_jaas(tmp_path, {"alice": "pw-alice"})
+    environ = {"KAFKA_OPTS": f"-Djava.security.auth.login.config={jaas}"}
     group = f"kc-java-history-{tmp_path.name[-8:]}"
     props = {**worker_props(kafka_bootstrap, group), "rest.extension.classes": EXTENSION}
     source = tmp_path / "in.txt"

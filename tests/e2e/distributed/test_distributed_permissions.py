@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from tests.support.distributed_workers import Cluster, WorkerProcess, topic_records, worker_props
-from tests.support.secured_workers import EXTENSION, MODULE
+from tests.support.secured_workers import EXTENSION, write_jaas
 from tests.support.waiting import wait_until
 from workers.cli import main
 
@@ -49,13 +49,10 @@ class Permitted:
 
 @pytest.fixture
 def permitted(kafka_bootstrap: str, tmp_path: Path) -> Iterator[Permitted]:
-    (tmp_path / "connect.password").write_text("".join(f"{user}: pw-{user}\n" for user in USERS))
-    (tmp_path / "jaas.conf").write_text(
-        f'KafkaConnect {{\n  {MODULE} required\n  file="{tmp_path / "connect.password"}";\n}};\n'
-    )
+    jaas = write_jaas(tmp_path, {user: f"pw-{user}" for user in USERS})
     rules = tmp_path / "rules.json"
     rules.write_text(json.dumps(RULES))
-    environ = {"KAFKA_OPTS": f"-Djava.security.auth.login.config={tmp_path / 'jaas.conf'}"}
+    environ = {"KAFKA_OPTS": f"-Djava.security.auth.login.config={jaas}"}
     group = f"kc-perm-{uuid.uuid4().hex[:8]}"
     runs = tmp_path / "runs"
     runs.mkdir()

@@ -17,6 +17,7 @@ import httpx
 import pytest
 
 from tests.support.dashboard_page import exactly, open_page, row
+from tests.support.secured_workers import write_jaas
 from tests.support.standalone_workers import line_count, running_worker, worker_props
 from tests.support.waiting import wait_until
 from workers.standalone.process import StandaloneWorker
@@ -209,12 +210,7 @@ def test_five_hundred_connectors(
 def secured(
     kafka_bootstrap: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[tuple[StandaloneWorker, httpx.Client]]:
-    (tmp_path / "connect.password").write_text("operator: op-secret-4321\n")
-    module = "org.apache.kafka.connect.rest.basic.auth.extension.PropertyFileLoginModule"
-    (tmp_path / "jaas.conf").write_text(
-        f'KafkaConnect {{\n  {module} required\n  file="{tmp_path / "connect.password"}";\n}};\n'
-    )
-    monkeypatch.setenv("KCONNECT_JAAS_CONFIG", str(tmp_path / "jaas.conf"))
+    monkeypatch.setenv("KCONNECT_JAAS_CONFIG", str(write_jaas(tmp_path, {"operator": "op-secret-4321"})))
     props = worker_props(
         kafka_bootstrap,
         tmp_path / "connect.offsets",
@@ -271,11 +267,7 @@ def permitted(
     kafka_bootstrap: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[tuple[StandaloneWorker, httpx.Client]]:
     """A worker behind basic auth and the RoleAuthorizer: alice edits `team-a-*`, vera views them."""
-    (tmp_path / "connect.password").write_text("alice: alice-pw\nvera: vera-pw\n")
-    module = "org.apache.kafka.connect.rest.basic.auth.extension.PropertyFileLoginModule"
-    (tmp_path / "jaas.conf").write_text(
-        f'KafkaConnect {{\n  {module} required\n  file="{tmp_path / "connect.password"}";\n}};\n'
-    )
+    jaas = write_jaas(tmp_path, {"alice": "alice-pw", "vera": "vera-pw"})
     rules = {
         "grants": [
             {"to": ["user:alice"], "role": "editor", "connectors": ["team-a-*"]},
@@ -283,7 +275,7 @@ def permitted(
         ]
     }
     (tmp_path / "rules.json").write_text(json.dumps(rules))
-    monkeypatch.setenv("KCONNECT_JAAS_CONFIG", str(tmp_path / "jaas.conf"))
+    monkeypatch.setenv("KCONNECT_JAAS_CONFIG", str(jaas))
     props = worker_props(
         kafka_bootstrap,
         tmp_path / "connect.offsets",
