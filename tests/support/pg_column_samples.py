@@ -1,10 +1,14 @@
-"""One row of twenty PostgreSQL column types, with the Connect values Debezium's PostgreSQL connector gives
+"""One row of twenty-seven PostgreSQL column types, with the Connect values Debezium's PostgreSQL connector gives
 them (default modes), shared by the tests of kconnect's type mapping and of its agreement with Debezium."""
 
 from __future__ import annotations
 
 import datetime
 import decimal
+import struct
+
+from connect.api.data import Struct
+from connectors.cdc.postgres.types import POINT_SCHEMA
 
 COLUMNS = {
     "flag": ("boolean", "true"),
@@ -27,6 +31,13 @@ COLUMNS = {
     "tstz0": ("timestamptz(0)", "'2024-03-01 12:34:56+02'"),
     "ttz": ("timetz", "'12:34:56.5+02'"),
     "span": ("interval", "'1 year 2 months 3 days 04:05:06.78'"),
+    "cash": ("money", "'-1234.5'"),
+    "bit1": ("bit", "B'1'"),
+    "bits": ("bit(10)", "B'1000000011'"),
+    "varbits": ("varbit(16)", "B'101'"),
+    "anybits": ("varbit", "B'0000'"),
+    "spot": ("point", "'(1.5,-2)'"),
+    "words": ("tsvector", "'a fat cat'"),
 }
 
 EXPECTED = {
@@ -50,4 +61,11 @@ EXPECTED = {
     "ttz": "10:34:56.5Z",
     # ((1 * 12 + 2) * 365.25 / 12 + 3) days + 04:05:06.78, as io.debezium.time.MicroDuration computes it
     "span": int(((((14 * (365.25 / 12.0) + 3) * 24 + 4) * 60) + 5) * 60 * 1e6 + 6.78e6),
+    "cash": decimal.Decimal("-1234.50"),
+    "bit1": True,
+    "bits": b"\x03\x02",  # 0b1000000011 = 515, little-endian
+    "varbits": b"\x05",
+    "anybits": b"",  # no bit set: Java's BitSet.toByteArray of an empty set
+    "spot": Struct(POINT_SCHEMA, {"x": 1.5, "y": -2.0, "wkb": struct.pack("<BIdd", 1, 1, 1.5, -2.0), "srid": None}),
+    "words": "'a' 'cat' 'fat'",
 }

@@ -49,6 +49,7 @@ LIST_PAIRS = ((TABLE_INCLUDE, TABLE_EXCLUDE), (SCHEMA_INCLUDE, SCHEMA_EXCLUDE), 
 TOMBSTONES_ON_DELETE = "tombstones.on.delete"
 DECIMAL_MODE, TIME_PRECISION_MODE = "decimal.handling.mode", "time.precision.mode"
 BINARY_MODE, INTERVAL_MODE = "binary.handling.mode", "interval.handling.mode"
+MONEY_FRACTION_DIGITS = "money.fraction.digits"
 SNAPSHOT_MODE = "snapshot.mode"
 SKIPPED_OPERATIONS = "skipped.operations"
 MAX_BATCH_SIZE = "max.batch.size"
@@ -71,7 +72,6 @@ _NOT_YET: dict[str, str | None] = {
     "signal.data.collection": None,
     "include.unknown.datatypes": "false",
     "hstore.handling.mode": "json",
-    "money.fraction.digits": "2",
     "topic.naming.strategy": "io.debezium.schema.SchemaTopicNamingStrategy",
     "topic.delimiter": ".",
     "snapshot.select.statement.overrides": None,
@@ -213,6 +213,14 @@ CONFIG_DEF: ConfigDef = (
     )
     .define(BINARY_MODE, ConfigType.STRING, "bytes", ValidString.in_(*_enum_values(BinaryMode)), Importance.LOW)
     .define(INTERVAL_MODE, ConfigType.STRING, "numeric", ValidString.in_(*_enum_values(IntervalMode)), Importance.LOW)
+    .define(
+        MONEY_FRACTION_DIGITS,
+        ConfigType.SHORT,
+        2,
+        Range.at_least(0),
+        Importance.LOW,
+        "Digits after the decimal point of money values (the scale of their Decimal, decimal.handling.mode=precise)",
+    )
     .define(
         SNAPSHOT_MODE,
         ConfigType.STRING,
@@ -369,6 +377,7 @@ def modes(config: Config) -> Modes:
         time_precision=TimePrecisionMode(config.get_str(TIME_PRECISION_MODE)),
         binary=BinaryMode(config.get_str(BINARY_MODE)),
         interval=IntervalMode(config.get_str(INTERVAL_MODE)),
+        money_fraction_digits=config.get_int(MONEY_FRACTION_DIGITS),
     )
 
 

@@ -8,8 +8,7 @@ its kin stand for a generated value, for which it writes a placeholder default i
 The value is then converted as a column value of the type is, so a default is in the schema exactly as a
 value would be in the payload. A struct (a variable-scale numeric) is never a default (KAFKA-12694).
 
-Not mapped here, where Debezium would write one: interval defaults, and bit strings (not mapped as columns
-yet).
+Not mapped here, where Debezium would write one: interval defaults.
 """
 
 from __future__ import annotations
@@ -21,6 +20,7 @@ from typing import Any
 
 from connect.api.data import SchemaType
 from connectors.cdc.postgres.types import (
+    BIT,
     BOOL,
     BPCHAR,
     DATE,
@@ -37,6 +37,7 @@ from connectors.cdc.postgres.types import (
     TIMESTAMP,
     TIMESTAMPTZ,
     UUID,
+    VARBIT,
     VARCHAR,
     XML,
     ColumnType,
@@ -46,9 +47,14 @@ _LITERAL = re.compile(r"'(.*?)'")
 # Debezium's `FUNCTION_DEFAULT_PATTERN` (PostgresDefaultValueConverter, PostgresConnection): a function call.
 FUNCTION_CALL = re.compile(r"^[(]?[A-Za-z0-9_.]+\((?:.+(?:, ?.+)*)?\)")
 _CURRENT_DATE_TIMES = frozenset({"current_timestamp", "current_time", "current_date", "localtime", "localtimestamp"})
-_TRIMMED = frozenset({BOOL, NUMERIC, FLOAT4, FLOAT8, INT2, INT4, INT8, UUID, DATE, TIME, TIMESTAMP, TIMESTAMPTZ})
+_TRIMMED = frozenset(
+    {BIT, VARBIT, BOOL, NUMERIC, FLOAT4, FLOAT8, INT2, INT4, INT8, UUID, DATE, TIME, TIMESTAMP, TIMESTAMPTZ}
+)
 # Type → (placeholder for a generated value, whether `NULL::type` means none before anything else).
 _MAPPED: dict[int, tuple[str, bool]] = {
+    # `B'101'::"bit"`; a generated bit string is taken for one longer than a bit (a boolean only at one).
+    BIT: ("00", False),
+    VARBIT: ("0", False),
     BOOL: ("false", True),
     BPCHAR: ("", False),
     VARCHAR: ("", False),

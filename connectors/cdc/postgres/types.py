@@ -8,12 +8,12 @@ decimal), time types their fractional digits (6 when unconstrained). Temporal va
 `time.precision.mode`, decimals `decimal.handling.mode`, bytea `binary.handling.mode`, intervals
 `interval.handling.mode`.
 
-Covered: booleans, integers, oid, floats, numeric, the character types, json/jsonb, xml, uuid, inet, cidr,
-macaddr, ranges, bytea, date, time, timetz, timestamp, timestamptz, interval (enums and arrays:
-`composite_types.py`). `column_type` answers None for any other type (money, bit strings, points, geometry,
-hstore, ...): the caller leaves such a column out, as Debezium does with a type it has no schema for, and
-says so. Infinite dates and
-timestamps and BC dates are refused with a DataError for now.
+Covered: booleans, integers, oid, floats, numeric, money (`money.fraction.digits`), bit strings, the
+character types, json/jsonb, xml, uuid, inet, cidr, macaddr, ranges, tsvector, point, bytea, date, time,
+timetz, timestamp, timestamptz, interval (enums and arrays: `composite_types.py`). `column_type` answers None
+for any other type (the other geometric types, PostGIS, extension types such as hstore and ltree, ...): the
+caller leaves such a column out, as Debezium does with a type it has no schema for, and says so. Infinite
+dates and timestamps and BC dates are refused with a DataError for now.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ import datetime
 import decimal
 import enum
 import re
+import struct
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -44,6 +45,7 @@ BOOL, BYTEA, CHAR, NAME, INT8, INT2, INT4, TEXT, OID = 16, 17, 18, 19, 20, 21, 2
 JSON, XML, CIDR, FLOAT4, FLOAT8, MACADDR8, MACADDR, INET = 114, 142, 650, 700, 701, 774, 829, 869
 BPCHAR, VARCHAR, DATE, TIME, TIMESTAMP, TIMESTAMPTZ, INTERVAL, TIMETZ = 1042, 1043, 1082, 1083, 1114, 1184, 1186, 1266
 NUMERIC, UUID, JSONB = 1700, 2950, 3802
+POINT, MONEY, BIT, VARBIT, TSVECTOR = 600, 790, 1560, 1562, 3614
 RANGES = (3904, 3906, 3908, 3910, 3912, 3926)  # int4range, numrange, tsrange, tstzrange, daterange, int8range
 
 NO_MODIFIER = -1
@@ -85,6 +87,7 @@ class Modes:
     time_precision: TimePrecisionMode = TimePrecisionMode.ADAPTIVE
     binary: BinaryMode = BinaryMode.BYTES
     interval: IntervalMode = IntervalMode.NUMERIC
+    money_fraction_digits: int = 2
 
 
 @dataclass(frozen=True)
@@ -143,6 +146,10 @@ def column_length(oid: int, typmod: int) -> int:
         return numeric_precision_scale(typmod)[0]
     if oid in (BPCHAR, VARCHAR):
         return UNKNOWN_LENGTH if typmod == NO_MODIFIER else typmod - 4
+    if oid == BIT:
+        return typmod
+    if oid == VARBIT:
+        return UNKNOWN_LENGTH if typmod == NO_MODIFIER else typmod
     if oid == DATE:
         return 13
     if oid == INTERVAL:
@@ -160,6 +167,12 @@ def column_type(oid: int, typmod: int, modes: Modes = Modes()) -> ColumnType | N
         return simple
     if oid == NUMERIC:
         return _numeric(typmod, modes.decimal)
+    if oid == MONEY:
+        return _money(modes.money_fraction_digits, modes.decimal)
+    if oid in (BIT, VARBIT):
+        return _bits(column_length(oid, typmod))
+    if oid == POINT:
+        return ColumnType(POINT_SCHEMA, _point, _point_value(0.0, 0.0))
     if oid == BYTEA:
         return _bytea(modes.binary)
     if oid in (DATE, TIME, TIMESTAMP):
@@ -196,6 +209,7 @@ _SIMPLE: dict[int, ColumnType] = {
     JSONB: ColumnType(_semantic(SchemaType.STRING, "io.debezium.data.Json"), _text, ""),
     XML: ColumnType(_semantic(SchemaType.STRING, "io.debezium.data.Xml"), _text, ""),
     UUID: ColumnType(_semantic(SchemaType.STRING, "io.debezium.data.Uuid"), _text, ""),
+    TSVECTOR: ColumnType(_semantic(SchemaType.STRING, "io.debezium.data.Tsvector"), _text, ""),
 }
 
 _VARIABLE_SCALE_DECIMAL = Schema(
@@ -257,6 +271,83 @@ def _numeric(typmod: int, mode: DecimalMode) -> ColumnType:
         parameters={DECIMAL_SCALE_PARAM: str(scale), PRECISION_PARAM: str(precision)},
     )
     return ColumnType(schema, lambda text: _finite_decimal(text).quantize(decimal.Decimal(1).scaleb(-scale)), zero)
+
+
+def _money(digits: int, mode: DecimalMode) -> ColumnType:
+    """Debezium's `moneySchema` and `convertMoney`: the text output parsed as `PostgresMoney` does, then at
+    `money.fraction.digits` (HALF_UP) as a Decimal, a double, or the parsed number's plain string."""
+    step = decimal.Decimal(1).scaleb(-digits)
+    zero = decimal.Decimal(0).quantize(step)
+    if mode is DecimalMode.DOUBLE:
+        return ColumnType(Schema(SchemaType.FLOAT64), lambda text: float(_money_value(text)), 0.0)
+    if mode is DecimalMode.STRING:
+        return ColumnType(Schema(SchemaType.STRING), lambda text: f"{_money_value(text):f}", f"{zero:f}")
+    schema = Schema(SchemaType.BYTES, name=DECIMAL_NAME, version=1, parameters={DECIMAL_SCALE_PARAM: str(digits)})
+    return ColumnType(schema, lambda text: _money_value(text).quantize(step, rounding=decimal.ROUND_HALF_UP), zero)
+
+
+def _money_value(text: str) -> decimal.Decimal:
+    """`PostgresMoney.parse`: parentheses or a minus for negative amounts, then a leading currency symbol and
+    the thousands separators dropped (`$1,234.50`, `-$3.00`, `($3.00)`)."""
+    value = text.strip()
+    negative = value.startswith(("(", "-"))
+    value = value.lstrip("-").removeprefix("(").removesuffix(")")
+    if value and not (value[0].isdigit() or value[0] == "."):
+        value = value[1:]
+    try:
+        parsed = decimal.Decimal(value.replace(",", ""))
+    except decimal.InvalidOperation:
+        raise DataError(f"money value {text!r} cannot be read (lc_monetary must print plain numbers)") from None
+    return -parsed if negative else parsed
+
+
+BITS_NAME = "io.debezium.data.Bits"
+
+
+def _bits(length: int) -> ColumnType:
+    """`bit(1)` (and `varbit(1)`) as a boolean; longer bit strings as `io.debezium.data.Bits`: Java's
+    `BitSet.toByteArray` of the bits, the last character the lowest bit, little-endian, as few bytes as the
+    highest set bit needs (`PostgresValueConverter.convertBits`)."""
+    if length <= 1:
+        return ColumnType(Schema(SchemaType.BOOLEAN), lambda text: int(text, 2) != 0, False)
+    schema = Schema(SchemaType.BYTES, name=BITS_NAME, version=1, parameters={"length": str(length)})
+
+    def little_endian(text: str) -> bytes:
+        bits = int(text, 2)
+        return bits.to_bytes((bits.bit_length() + 7) // 8, "little")
+
+    return ColumnType(schema, little_endian, b"")
+
+
+POINT_SCHEMA = Schema(
+    SchemaType.STRUCT,
+    name="io.debezium.data.geometry.Point",
+    version=1,
+    doc="Geometry (POINT)",
+    fields=Schema.struct(
+        [
+            ("x", Schema(SchemaType.FLOAT64)),
+            ("y", Schema(SchemaType.FLOAT64)),
+            ("wkb", Schema(SchemaType.BYTES, optional=True)),
+            ("srid", Schema(SchemaType.INT32, optional=True)),
+        ]
+    ).fields,
+)
+_WKB_POINT = struct.Struct("<BIdd")  # byte order mark 1 (little-endian), geometry type 1 (point), x, y
+
+
+def _point_value(x: float, y: float) -> Struct:
+    """Debezium's `Point.createValue`: the coordinates and their OGC WKB, no SRID."""
+    return Struct(POINT_SCHEMA, {"x": x, "y": y, "wkb": _WKB_POINT.pack(1, 1, x, y), "srid": None})
+
+
+def _point(text: str) -> Struct:
+    """PostgreSQL's point output, `(x,y)`, as pgjdbc's PGpoint reads it."""
+    x, _, y = text.strip().removeprefix("(").removesuffix(")").partition(",")
+    try:
+        return _point_value(float(x), float(y))
+    except ValueError:
+        raise DataError(f"point value {text!r} cannot be read") from None
 
 
 def _bytea(mode: BinaryMode) -> ColumnType:

@@ -26,7 +26,7 @@ TABLE = TableInfo(
         ColumnInfo("id", 23, -1, optional=False),
         ColumnInfo("name", 25, -1, optional=False),
         ColumnInfo("note", 25, -1, optional=True),
-        ColumnInfo("spot", 600, -1, optional=True),  # point: no mapping yet
+        ColumnInfo("spot", 601, -1, optional=True),  # lseg: no mapping yet
     ),
     ("id",),
 )

@@ -10,13 +10,17 @@ import pytest
 
 from connect.api.errors import DataError
 from connectors.cdc.postgres.types import (
+    BIT,
     BYTEA,
     DATE,
     INTERVAL,
+    MONEY,
     NUMERIC,
+    POINT,
     TIME,
     TIMESTAMP,
     TIMESTAMPTZ,
+    VARBIT,
     BinaryMode,
     ColumnType,
     DecimalMode,
@@ -114,5 +118,46 @@ def test_intervals_as_micro_durations_and_iso_strings() -> None:
 
 def test_types_without_a_mapping_yet_have_none() -> None:
     assert column_type(1007, -1) is None  # int4[]
-    assert column_type(600, -1) is None  # point
+    assert column_type(601, -1) is None  # lseg
     assert kind(3904).decode("[1,5)") == "[1,5)"  # ranges: their text, as Debezium writes them
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("$1,234.50", "1234.50"), ("-$3.00", "-3.00"), ("($3.00)", "-3.00"), ("12.345", "12.35"), ("€0.5", "0.50")],
+)
+def test_money_is_read_as_postgres_money_reads_it_at_the_fraction_digits(text: str, value: str) -> None:
+    assert kind(MONEY).decode(text) == decimal.Decimal(value)
+
+
+def test_money_follows_the_decimal_mode_and_its_fraction_digits() -> None:
+    precise = kind(MONEY, money_fraction_digits=3)
+    assert (
+        precise.schema.parameters == {"scale": "3"} and precise.schema.name == "org.apache.kafka.connect.data.Decimal"
+    )
+    assert precise.decode("$1.5") == decimal.Decimal("1.500") and precise.fallback == decimal.Decimal("0.000")
+    assert kind(MONEY, decimal=DecimalMode.DOUBLE).decode("-$2.25") == -2.25
+    assert kind(MONEY, decimal=DecimalMode.STRING).decode("$1,000.50") == "1000.50"
+    with pytest.raises(DataError, match="money value 'EUR 5' cannot be read"):
+        kind(MONEY).decode("EUR 5")
+
+
+def test_bit_strings_are_booleans_at_length_one_and_little_endian_bits_beyond() -> None:
+    assert kind(BIT, 1).decode("1") is True and kind(BIT, 1).decode("0") is False
+    assert kind(VARBIT, 1).decode("1") is True
+    bits = kind(BIT, 12)
+    assert bits.schema.name == "io.debezium.data.Bits" and bits.schema.parameters == {"length": "12"}
+    assert bits.decode("000100000001") == b"\x01\x01"  # 257: the last character is the lowest bit
+    assert bits.decode("000000000000") == b"" and bits.fallback == b""
+    assert kind(VARBIT).schema.parameters == {"length": str(2**31 - 1)}
+
+
+def test_points_carry_their_coordinates_and_ogc_wkb() -> None:
+    point = kind(POINT)
+    value = point.decode("(1.5,-2)")
+    assert (value.get("x"), value.get("y"), value.get("srid")) == (1.5, -2.0, None)
+    # OGC WKB: little-endian mark, type 1 (point), then x and y as little-endian doubles.
+    assert value.get("wkb") == bytes.fromhex("0101000000000000000000f83f00000000000000c0")
+    assert point.fallback.get("x") == 0.0 and point.schema.doc == "Geometry (POINT)"
+    with pytest.raises(DataError, match="point value"):
+        point.decode("(a,b)")
