@@ -8,7 +8,9 @@ its kin stand for a generated value, for which it writes a placeholder default i
 The value is then converted as a column value of the type is, so a default is in the schema exactly as a
 value would be in the payload. A struct (a variable-scale numeric) is never a default (KAFKA-12694).
 
-Not mapped here, where Debezium would write one: interval defaults.
+An interval's default is read as the column's values are (PostgreSQL prints the literal in its output
+form, `'1 day 02:00:00'::interval`); a generated one is Debezium's placeholder `epoch`, which pgjdbc's
+PGInterval reads as a zero interval.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from connectors.cdc.postgres.types import (
     INT2,
     INT4,
     INT8,
+    INTERVAL,
     JSON,
     JSONB,
     NUMERIC,
@@ -73,6 +76,7 @@ _MAPPED: dict[int, tuple[str, bool]] = {
     TIME: ("00:00", False),
     TIMESTAMP: ("1970-01-01", False),
     TIMESTAMPTZ: ("1970-01-01", False),
+    INTERVAL: ("epoch", False),
 }
 
 
@@ -151,7 +155,12 @@ def _midnight_utc(text: str) -> str:
 
 # Temporal placeholders in the form of PostgreSQL's output of a value (pgjdbc's `TimestampUtils` reads a
 # date alone as midnight UTC, a time without seconds as whole seconds), for the column's own decoder.
-_AS_OUTPUT: dict[int, Callable[[str], str]] = {TIME: _whole_time, TIMESTAMP: _midnight, TIMESTAMPTZ: _midnight_utc}
+_AS_OUTPUT: dict[int, Callable[[str], str]] = {
+    TIME: _whole_time,
+    TIMESTAMP: _midnight,
+    TIMESTAMPTZ: _midnight_utc,
+    INTERVAL: lambda text: "00:00:00" if text == "epoch" else text,
+}
 
 # Types whose default text is parsed as Debezium's mapper parses it, not as PostgreSQL's output of a value.
 _PARSE: dict[int, Callable[[str], Any]] = {

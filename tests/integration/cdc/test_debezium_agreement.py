@@ -584,12 +584,14 @@ def test_column_defaults_in_the_schemas_agree_with_debezium_s(
 def test_temporal_column_defaults_agree_with_debezium_s(
     database: SqlDatabase, kafka_bootstrap: str, java_connect: str, tmp_path: Path
 ) -> None:
-    """time, timestamp and timestamptz defaults, literal and generated (`now()`, `LOCALTIME`: Debezium's
-    placeholders, the epoch and midnight), in the schemas as Debezium puts them."""
+    """time, timestamp, timestamptz and interval defaults, literal and generated (`now()`, `LOCALTIME`,
+    `make_interval(...)`: Debezium's placeholders, the epoch, midnight and a zero interval), in the schemas as
+    Debezium puts them."""
     database.execute(
         "CREATE TABLE stamps (id int PRIMARY KEY, at timestamp DEFAULT '2020-01-02 03:04:05', "
         "at3 timestamp(3) DEFAULT now(), zoned timestamptz DEFAULT '2020-01-02 03:04:05+02', "
-        "znow timestamptz NOT NULL DEFAULT now(), t time DEFAULT '10:11:12', tnow time DEFAULT LOCALTIME)",
+        "znow timestamptz NOT NULL DEFAULT now(), t time DEFAULT '10:11:12', tnow time DEFAULT LOCALTIME, "
+        "gap interval DEFAULT '1 day 2 hours', made interval DEFAULT make_interval(days => 1))",
     )
     transactions = [("INSERT INTO stamps (id) VALUES (1)",)]
     both = run_both(java_connect, kafka_bootstrap, database, tmp_path, "stamps", {}, transactions, {"public.stamps": 1})
@@ -599,3 +601,4 @@ def test_temporal_column_defaults_agree_with_debezium_s(
         f["field"]: f.get("default") for f in both.ours["public.stamps"][0].value["schema"]["fields"][1]["fields"]
     }
     assert fields["at3"] == 0 and fields["tnow"] == 0 and fields["at"] == 1577934245000000
+    assert (fields["gap"], fields["made"]) == ((24 + 2) * 3600 * 1_000_000, 0)

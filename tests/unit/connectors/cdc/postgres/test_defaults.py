@@ -49,7 +49,9 @@ def kind(oid: int, typmod: int = -1) -> ColumnType:
         (TIMESTAMPTZ, -1, "now()", "1970-01-01T00:00:00.000000Z"),  # the placeholder: midnight UTC
         (TIMESTAMP, -1, "'2020-01-02 03:04:05'::timestamp without time zone", 1577934245000000),
         (TIME, -1, "LOCALTIME", 0),
-        (INTERVAL, -1, "'1 day'::interval", None),  # not mapped here yet
+        (INTERVAL, -1, "'1 day 02:00:00'::interval", 26 * 3600 * 1_000_000),
+        (INTERVAL, -1, "make_interval(days => 1)", 0),  # generated: PGInterval("epoch"), a zero interval
+        (INTERVAL, -1, "NULL::interval", None),
         (INT4, -1, None, None),
     ],
 )
