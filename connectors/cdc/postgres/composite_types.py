@@ -5,9 +5,11 @@
 - A one-dimensional array of a type Debezium has an array schema for is an ARRAY of that type's schema,
   elements optional (null elements are kept); an array of an enum is an ARRAY of the (required) Enum schema.
   The value is parsed from PostgreSQL's text form (`{a,"b c",NULL}`) and each element decoded as a column
-  of the element type would be. Arrays of dates, times, timestamps, bytea and intervals are not mapped yet,
-  nor are arrays of more than one dimension or with explicit bounds (a DataError: the table's events stop,
-  never a wrong value).
+  of the element type would be, but as pgjdbc's `PgArray` hands Debezium times: a `time` element as a
+  `java.sql.Time`, to the millisecond (truncated), a `timetz` one to the second. Arrays of intervals, money,
+  bit strings, points and xml Debezium does not map (no schema: the column is left out), nor does kconnect;
+  nor arrays of more than one dimension or with explicit bounds (a DataError: the table's events stop, never
+  a wrong value).
 
 An unchanged TOASTed array is written as Debezium writes it: `[placeholder]` for text arrays, the
 placeholder's bytes as numbers for int and bigint arrays (`UnchangedToastedPlaceholder`).
@@ -15,6 +17,7 @@ placeholder's bytes as numbers for int and bigint arrays (`UnchangedToastedPlace
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -23,8 +26,10 @@ from connect.api.errors import DataError
 from connectors.cdc.postgres.types import (
     BOOL,
     BPCHAR,
+    BYTEA,
     CHAR,
     CIDR,
+    DATE,
     FLOAT4,
     FLOAT8,
     INET,
@@ -39,6 +44,10 @@ from connectors.cdc.postgres.types import (
     OID,
     RANGES,
     TEXT,
+    TIME,
+    TIMESTAMP,
+    TIMESTAMPTZ,
+    TIMETZ,
     UUID,
     VARCHAR,
     ColumnType,
@@ -50,8 +59,23 @@ ENUM_NAME = "io.debezium.data.Enum"
 # Element types of the arrays mapped here (Debezium's `PostgresValueConverter.schemaBuilder` array cases).
 ARRAY_ELEMENTS = frozenset(
     {INT2, INT4, INT8, OID, CHAR, VARCHAR, TEXT, BPCHAR, INET, CIDR, MACADDR, MACADDR8, *RANGES}
-    | {NUMERIC, FLOAT4, FLOAT8, BOOL, UUID, JSON, JSONB}
+    | {NUMERIC, FLOAT4, FLOAT8, BOOL, UUID, JSON, JSONB, DATE, TIME, TIMETZ, TIMESTAMP, TIMESTAMPTZ, BYTEA}
 )
+_FRACTION = re.compile(r"(\d{2}:\d{2}:\d{2})\.(\d+)")
+
+
+def _to_millis(text: str) -> str:
+    """A time's text cut to milliseconds, as a `java.sql.Time` holds it."""
+    return _FRACTION.sub(lambda found: f"{found.group(1)}.{found.group(2)[:3]}", text, count=1)
+
+
+def _to_seconds(text: str) -> str:
+    """A timetz's text without its fraction, as `java.sql.Time.toLocalTime` gives it."""
+    return _FRACTION.sub(lambda found: found.group(1), text, count=1)
+
+
+# What an element's text becomes before its type's decoder reads it (the precision Debezium's array path keeps).
+_ELEMENT_TEXT: dict[int, Callable[[str], str]] = {TIME: _to_millis, TIMETZ: _to_seconds}
 
 
 def column_kind(
@@ -84,9 +108,16 @@ def array_type(element_oid: int, typmod: int, modes: Modes, enum_labels: Sequenc
             return None
         element = element.optional()
         element_schema, decode = element.schema, element.decode
+        narrowed = _ELEMENT_TEXT.get(element_oid)
+        if narrowed is not None:
+            decode = _narrowed(narrowed, element.decode)
     else:
         return None
     return ColumnType(Schema(SchemaType.ARRAY, value_schema=element_schema), _elements(decode), [])
+
+
+def _narrowed(narrow: Callable[[str], str], decode: Callable[[str], Any]) -> Callable[[str], Any]:
+    return lambda text: decode(narrow(text))
 
 
 def _elements(decode: Callable[[str], Any]) -> Callable[[str], list[Any]]:

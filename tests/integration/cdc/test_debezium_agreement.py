@@ -515,6 +515,34 @@ def test_enums_and_arrays_agree_with_debezium_s(
     assert feeling["parameters"] == {"allowed": "sad,meh,ok,happy"}
 
 
+def test_temporal_and_bytea_arrays_agree_with_debezium_s(
+    database: SqlDatabase, kafka_bootstrap: str, java_connect: str, tmp_path: Path
+) -> None:
+    """Arrays of dates, times, timestamps (with and without zone, constrained or not), timetz and bytea: the
+    element schemas of the element types, and the values as Debezium's array path leaves them (a time cut to
+    the millisecond, a timetz to the second)."""
+    database.execute(
+        "CREATE TABLE tarr (id int PRIMARY KEY, days date[], times time[], times3 time(3)[], t0 time(0)[], "
+        "stamps timestamp[], s3 timestamp(3)[], zoned timestamptz[], z3 timestamptz(3)[], ztimes timetz[], "
+        "blobs bytea[])"
+    )
+    transactions = [
+        (
+            "INSERT INTO tarr VALUES (1, '{2024-03-01,NULL,1969-12-31}', '{10:34:56.789999}', '{10:34:56.789}', "
+            """'{10:34:56}', '{"2024-03-01 10:34:56.789123"}', '{"2024-03-01 10:34:56.789"}', """
+            """'{"2024-03-01 12:34:56.789+02"}', '{"2024-03-01 12:34:56.7+02"}', '{12:34:56.5+02}', """
+            "ARRAY['\\x00ff'::bytea, NULL])",
+        ),
+        ("INSERT INTO tarr VALUES (2, '{}', NULL, '{}', NULL, '{}', NULL, '{}', NULL, '{}', '{}')",),
+    ]
+    both = run_both(java_connect, kafka_bootstrap, database, tmp_path, "tarr", {}, transactions, {"public.tarr": 2})
+
+    both.agree("public.tarr")
+    after = both.ours["public.tarr"][0].value["payload"]["after"]
+    assert (after["days"], after["times"], after["ztimes"]) == ([19783, None, -1], [38096789000], ["10:34:56Z"])
+    assert (after["z3"], after["blobs"]) == (["2024-03-01T10:34:56.700Z"], ["AP8=", None])
+
+
 def test_a_table_without_a_primary_key_is_keyed_by_its_first_unique_index_as_debezium_s(
     database: SqlDatabase, kafka_bootstrap: str, java_connect: str, tmp_path: Path
 ) -> None:

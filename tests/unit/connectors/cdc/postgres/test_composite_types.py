@@ -7,7 +7,7 @@ import pytest
 from connect.api.data import SchemaType
 from connect.api.errors import DataError
 from connectors.cdc.postgres.composite_types import array_placeholder, column_kind, parse_array
-from connectors.cdc.postgres.types import DATE, INT4, NUMERIC, TEXT, Modes
+from connectors.cdc.postgres.types import INT4, INTERVAL, NUMERIC, TEXT, TIME, TIMETZ, Modes
 
 
 def test_the_array_text_form_is_parsed_with_its_quotes_escapes_and_nulls() -> None:
@@ -39,7 +39,11 @@ def test_arrays_decode_each_element_as_a_column_of_its_type() -> None:
         "scale": "2",
         "connect.decimal.precision": "6",
     }
-    assert column_kind(1182, -1, Modes(), element_oid=DATE) is None, "date arrays are not mapped yet"
+    assert column_kind(1187, -1, Modes(), element_oid=INTERVAL) is None, "Debezium maps no interval arrays"
+    times = column_kind(1183, -1, Modes(), element_oid=TIME)
+    assert times is not None and times.decode("{10:34:56.789999,NULL}") == [38096789000, None]  # java.sql.Time
+    zoned = column_kind(1270, -1, Modes(), element_oid=TIMETZ)
+    assert zoned is not None and zoned.decode("{12:34:56.5+02}") == ["10:34:56Z"]
 
 
 def test_an_enum_and_an_enum_array_carry_the_labels_in_sort_order() -> None:
