@@ -4,8 +4,9 @@
 with the reason) and again whenever it changes, checked every `rest.authorizer.rules.reload.ms` (1 s): each
 worker reads its own copy, like the JAAS file of the basic-auth extension beside it, so the rules are in
 force before a worker answers its first request and in standalone mode too, and no REST caller can
-change them. A changed file that cannot be used is logged and the rules in force stay; a file that
-disappears leaves them in force too (nobody is locked out, nobody gains anything).
+change them. A changed file that cannot be used is logged (once) and the rules in force stay; a file that
+disappears leaves them in force too (nobody is locked out, nobody gains anything). A file read while it is
+being written is read again at the next check; write it whole and rename it into place to be sure.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -35,6 +37,8 @@ class RoleAuthorizer(Authorizer):
         self._path: Path | None = None
         self._rules = Rules({}, [])
         self._stamp: tuple[int, int, int] | None = None
+        self._refused: tuple[int, int, int] | None = None  # the stamp of a version of the file found unusable
+        self._reported = ""  # the last problem logged
         self._entitlements: dict[tuple[str, frozenset[str]], Entitlements] = {}
         self._stop = threading.Event()
         self._watcher: threading.Thread | None = None
@@ -46,7 +50,8 @@ class RoleAuthorizer(Authorizer):
         interval_ms = _reload_ms(configs.get(RELOAD_MS))
         self._path = Path(value)
         try:
-            self._load()
+            while not self._load():  # written to as the worker starts: read it once it holds still
+                time.sleep(0.05)
         except (OSError, RulesError) as exc:
             raise ConfigError(f"{RULES_FILE}: {_reason(exc)}") from None
         self._watcher = threading.Thread(
@@ -86,28 +91,40 @@ class RoleAuthorizer(Authorizer):
             self._entitlements[key] = found
         return found
 
-    def _load(self) -> None:
+    def _load(self) -> bool:
+        """Read the file; False (nothing changed) when it changed while being read: a write still going on,
+        read again at the next check rather than taken half-written."""
         assert self._path is not None
         stamp = _stamp(self._path)
-        rules = parse_rules(self._path.read_text(encoding="utf-8"), str(self._path))
+        text = self._path.read_text(encoding="utf-8")
+        if _stamp(self._path) != stamp:
+            return False
+        try:
+            rules = parse_rules(text, str(self._path))
+        except RulesError:
+            self._refused = stamp
+            raise
         # Replaced whole, never changed in place: a request on the event loop sees the old or the new rules.
         self._rules, self._stamp, self._entitlements = rules, stamp, {}
+        return True
+
+    def check(self) -> None:
+        """Read the rules file again if it changed (the watcher calls this every reload interval)."""
+        assert self._path is not None
+        try:
+            if _stamp(self._path) in (self._stamp, self._refused) or not self._load():
+                return
+        except (OSError, RulesError) as exc:
+            if _reason(exc) != self._reported:  # each problem logged once, not at every check
+                self._reported = _reason(exc)
+                log.error("Authorization rules not reloaded, the rules in force stay: %s", self._reported)
+            return
+        self._reported = ""
+        log.info("Authorization rules reloaded from %s (%d grants)", self._path, len(self._rules.grants))
 
     def _watch(self, interval: float) -> None:
-        assert self._path is not None
         while not self._stop.wait(interval):
-            try:
-                if _stamp(self._path) == self._stamp:
-                    continue
-            except OSError as exc:
-                log.warning("Authorization rules %s unreadable (%s); the rules in force stay", self._path, exc)
-                continue
-            try:
-                self._load()
-            except (OSError, RulesError) as exc:
-                log.error("Authorization rules not reloaded, the rules in force stay: %s", _reason(exc))
-                continue
-            log.info("Authorization rules reloaded from %s (%d grants)", self._path, len(self._rules.grants))
+            self.check()
 
 
 def _stamp(path: Path) -> tuple[int, int, int]:

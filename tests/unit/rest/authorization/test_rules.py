@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+import logging
+from pathlib import Path
 
 import pytest
 
 from rest.authorization.api import CLUSTER, Operation, Permission, Resource
+from rest.authorization.role_authorizer import RoleAuthorizer
 from rest.authorization.rules import Entitlements, RulesError, parse_rules
+from rest.extensions.api import Principal
 
 RULES = {
     "groups": {"team-a": ["alice", "bob"]},
@@ -91,3 +95,27 @@ def test_an_operation_names_the_permission_the_roles_give() -> None:
 def test_a_bad_rules_file_is_refused_with_where_and_why(document: str, message: str) -> None:
     with pytest.raises(RulesError, match=message):
         parse_rules(document, "rules.json")
+
+
+def test_a_broken_rules_file_is_logged_once_and_its_fix_is_taken(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    rules = tmp_path / "rules.json"
+    rules.write_text(json.dumps(RULES))
+    authorizer = RoleAuthorizer()
+    # A long interval: the test makes the checks itself.
+    authorizer.configure({"rest.authorizer.rules.file": str(rules), "rest.authorizer.rules.reload.ms": "600000"})
+    try:
+        rules.write_text('{"grants": [{"to": ["user:carol"], "role": "owner", "connectors": ["*"]}]}')
+        with caplog.at_level(logging.ERROR, logger="rest.authorization"):
+            for _ in range(3):
+                authorizer.check()
+        assert caplog.text.count("role 'owner' is not one of") == 1
+        carol = Principal("carol", "BASIC")
+        assert authorizer.authorize(carol, Operation.CONNECTOR_OPERATE, Resource("team-a-x")), "old rules stay"
+        rules.write_text(json.dumps({"grants": [{"to": ["user:carol"], "role": "viewer", "connectors": ["*"]}]}))
+        authorizer.check()
+        assert not authorizer.authorize(carol, Operation.CONNECTOR_OPERATE, Resource("team-a-x"))
+        assert authorizer.authorize(carol, Operation.CONNECTOR_READ, Resource("team-a-x"))
+    finally:
+        authorizer.close()
