@@ -1,9 +1,11 @@
-"""What /proc says of processes: whether one lives, which live processes a parent has, which TCP ports one
-listens on; and ending a child."""
+"""What /proc says of processes: whether one lives, when some die, which live processes a parent has, which
+TCP ports one listens on; and ending a child."""
 
 from __future__ import annotations
 
 import subprocess
+import threading
+import time
 from pathlib import Path
 
 
@@ -15,6 +17,32 @@ def _state_and_parent(pid: int) -> tuple[str, int] | None:
     # The command name is in parentheses and may contain spaces; the fields after it are fixed.
     state, ppid = stat[stat.rfind(")") + 2 :].split()[:2]
     return state, int(ppid)
+
+
+class DeathWatch:
+    """Notes, every millisecond on a thread of its own, the moment each of `pids` ends (a zombie has ended):
+    for a test that must know when a process died, not when it looked. `ended()` once they have."""
+
+    def __init__(self, pids: set[int]) -> None:
+        self._alive = set(pids)
+        self._ended: dict[int, float] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, name="death-watch", daemon=True)
+        self._thread.start()
+
+    def ended(self) -> dict[int, float]:
+        """pid -> time.time() at which it was first seen gone, for those gone so far."""
+        return dict(self._ended)
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(5)
+
+    def _watch(self) -> None:
+        while self._alive and not self._stop.wait(0.001):
+            for pid in [pid for pid in self._alive if not is_alive(pid)]:
+                self._ended[pid] = time.time()
+                self._alive.discard(pid)
 
 
 def is_alive(pid: int) -> bool:

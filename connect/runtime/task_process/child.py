@@ -7,11 +7,11 @@ holds (`hosts.TaskHost`). The first message is a `HostStart`; then come notes: `
 has no task left here; and one call, `metrics` (a scrape). Every log record goes to the worker.
 
 SIGTERM stops every task; SIGINT is ignored (a Ctrl-C in a terminal reaches the whole process group:
-the worker decides). If the worker goes away (its end of the channel closes, e.g. it was killed) the
-tasks are stopped within `task.shutdown.graceful.timeout.ms` and the process exits, so no task outlives
-its worker: in a cluster another worker will run it. The process exits with 0 when told to or when the
-worker is gone and its tasks have ended; the worker takes any other end for a crash and fails the
-tasks that had not said `done`.
+the worker decides). If the worker goes away without telling it to exit (its end of the channel closes:
+it was killed) the process ends at once, as the worker's own task threads would have: a graceful stop
+would let a task go on (a sink's put and commit, a source's poll) while, in a cluster, another worker
+already runs it. The process exits with 0 when told to or when the worker is gone; the worker takes any
+other end for a crash and fails the tasks that had not said `done`.
 """
 
 from __future__ import annotations
@@ -58,6 +58,7 @@ class _Host:
                 "metrics": self._metrics,
             },
             name=f"task-process-{os.getpid()}",
+            on_closed=self._worker_gone,
         )
 
     def run(self) -> None:
@@ -69,6 +70,13 @@ class _Host:
             if time.monotonic() >= next_trim:
                 release_free_memory()
                 next_trim = time.monotonic() + _TRIM_INTERVAL_S
+
+    def _worker_gone(self) -> None:
+        """The worker's end of the channel closed (on the channel's reader thread, as soon as it did)."""
+        if self._exit.is_set():
+            return  # told to exit first: the normal end
+        # No flush, no commit, no status: the worker is gone and another may own these tasks already.
+        os._exit(0)
 
     def stop_all(self) -> None:
         with self._lock:
