@@ -22,11 +22,12 @@ from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from connect.api.errors import ConnectError
+from connect.runtime.config.providers import HIDDEN
 from connect.runtime.herder import Herder
 from rest.audit.changes import AUDITED_ROUTES, CONFIG_ACTIONS
 from rest.audit.record import Exchange, audit_record
 from rest.audit.trail import AuditTrail
-from rest.authorization.secrets import HIDDEN, SecretKeys
+from rest.authorization.secrets import SecretKeys
 from rest.extensions.api import Principal
 from rest.extensions.authentication import PRINCIPAL_SCOPE_KEY
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from rest.authorization.secrets import HIDDEN
+from connect.runtime.config.providers import HIDDEN, SecretRedactor
 
 REFUSAL_MARK = "may not perform"
 
@@ -50,10 +50,9 @@ def audit_record(
     hide: Callable[[Mapping[str, str]], Mapping[str, str]],
 ) -> dict[str, Any]:
     """The record of `exchange`; `hide` gives a config with its secret values `[hidden]`."""
-    now = datetime.now(UTC)
     record: dict[str, Any] = {
         "id": uuid.uuid4().hex,
-        "time": now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z",
+        "time": datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
         "worker": worker,
         "user": exchange.user,
         "client": exchange.client,
@@ -64,7 +63,9 @@ def audit_record(
         "outcome": _outcome(exchange),
     }
     if exchange.status >= 400:
-        record["message"] = _hidden(_message(exchange.answer), secrets)
+        redactor = SecretRedactor()
+        redactor.add(s for s in secrets if s != HIDDEN)
+        record["message"] = redactor.redact(_message(exchange.answer))
     if exchange.details:
         record["details"] = exchange.details
     if exchange.status < 400 and (before is not None or after is not None):
@@ -106,9 +107,3 @@ def _message(answer: bytes) -> str:
         return answer[:500].decode("utf-8", errors="replace")
     message = body.get("message") if isinstance(body, dict) else None
     return message if isinstance(message, str) else ""
-
-
-def _hidden(text: str, secrets: Iterable[str]) -> str:
-    for secret in sorted({s for s in secrets if s and s != HIDDEN}, key=len, reverse=True):
-        text = text.replace(secret, HIDDEN)
-    return text

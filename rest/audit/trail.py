@@ -38,9 +38,14 @@ class AuditTrail:
                 log.exception("Error while closing an audit sink")
 
 
+def json_line(entry: Mapping[str, Any]) -> str:
+    """A record as every sink writes it: compact JSON, keys sorted."""
+    return json.dumps(entry, separators=(",", ":"), sort_keys=True)
+
+
 def log_sink(entry: Mapping[str, Any]) -> None:
     """The record as one line of the `kconnect.audit` logger."""
-    AUDIT_LOGGER.info("%s", json.dumps(entry, separators=(",", ":"), sort_keys=True))
+    AUDIT_LOGGER.info("%s", json_line(entry))
 
 
 class JsonLinesFile:
@@ -52,7 +57,7 @@ class JsonLinesFile:
         self._lock = threading.Lock()
 
     def __call__(self, entry: Mapping[str, Any]) -> None:
-        line = json.dumps(entry, separators=(",", ":"), sort_keys=True)
+        line = json_line(entry)
         with self._lock:
             self._file.write(line + "\n")
             self._file.flush()

@@ -12,7 +12,7 @@ check passes: today's behaviour.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -171,23 +171,25 @@ def allows(connection: HTTPConnection, operation: Operation, connector: str) -> 
     return authorizer is None or principal is None or authorizer.authorize(principal, operation, Resource(connector))
 
 
-def visible(connection: HTTPConnection, items: Iterable[T], connector_of: Callable[[T], str | None]) -> list[T]:
-    """The items whose connector the caller may view (items of no connector stay)."""
+def permitted(connection: HTTPConnection, operation: Operation, names: Collection[str]) -> Collection[str]:
+    """Those of `names` the caller may perform `operation` on, asked of the authorizer at once (all of them
+    without an authorizer)."""
     authorizer, principal = _parties(connection)
     if authorizer is None or principal is None:
-        return list(items)
+        return names
+    return authorizer.allowed_connectors(principal, operation, names)
+
+
+def visible(connection: HTTPConnection, items: Iterable[T], connector_of: Callable[[T], str | None]) -> list[T]:
+    """The items whose connector the caller may view (items of no connector stay)."""
     listed = [(item, connector_of(item)) for item in items]
-    names = {name for _, name in listed if name is not None}
-    allowed = authorizer.allowed_connectors(principal, Operation.CONNECTOR_READ, names)
+    allowed = permitted(connection, Operation.CONNECTOR_READ, {name for _, name in listed if name is not None})
     return [item for item, name in listed if name is None or name in allowed]
 
 
 def visible_names(connection: HTTPConnection, names: list[str]) -> list[str]:
     """The connector names the caller may view, in their order (a list's answer, in one pass)."""
-    authorizer, principal = _parties(connection)
-    if authorizer is None or principal is None:
-        return names
-    allowed = authorizer.allowed_connectors(principal, Operation.CONNECTOR_READ, names)
+    allowed = permitted(connection, Operation.CONNECTOR_READ, names)
     return names if len(allowed) == len(names) else [name for name in names if name in allowed]
 
 

@@ -15,12 +15,12 @@ from collections.abc import Mapping
 from starlette.requests import HTTPConnection
 
 from connect.api.errors import ConnectError
+from connect.runtime.config.providers import HIDDEN
 from connect.runtime.config.providers.worker_secrets import is_client_secret
 from connect.runtime.herder import Herder
 from rest.authorization.api import Operation
 from rest.authorization.enforcement import allows
 
-HIDDEN = "[hidden]"
 _REFERENCE = re.compile(r"\$\{[^}]*\}")
 _SECRET_WORDS = ("password", "secret")
 

@@ -16,7 +16,7 @@ from fastapi import APIRouter, Request, Response
 
 from connect.api.errors import NotFoundError
 from rest.authorization.api import Operation
-from rest.authorization.enforcement import allows, authorization_on, caller, visible
+from rest.authorization.enforcement import authorization_on, caller, permitted, visible, visible_names
 from rest.ui.cluster import TASK_METRICS_PATH, ClusterView, gather
 from rest.ui.task_metrics import task_figures
 
@@ -51,15 +51,14 @@ def asset(name: str) -> Response:
 @router.get(PERMISSIONS_PATH)
 def permissions(request: Request) -> dict[str, Any]:
     """What the caller may do on each connector it may view: the dashboard shows no button it would refuse."""
-    names = visible(request, request.app.state.herder.connectors(), lambda name: name)
+    names = visible_names(request, request.app.state.herder.connectors())
+    # One question per permission for every connector at once, not one per connector: the page asks each poll.
+    held = {label: set(permitted(request, operation, names)) for label, operation in _SHOWN_PERMISSIONS}
     principal = caller(request)
     return {
         "user": principal.name if principal is not None else None,
         "enforced": authorization_on(request),
-        "connectors": {
-            name: [label for label, operation in _SHOWN_PERMISSIONS if allows(request, operation, name)]
-            for name in names
-        },
+        "connectors": {name: [label for label, _ in _SHOWN_PERMISSIONS if name in held[label]] for name in names},
     }
 
 

@@ -12,7 +12,6 @@ take is logged as lost, the change stands).
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 from collections.abc import Callable, Mapping
@@ -23,7 +22,7 @@ from connect.runtime.config.worker_config import WorkerConfig
 from connect.runtime.kafka import KafkaClients
 from connect.runtime.kafka.admin import TopicSpec
 from connect.runtime.kafka.protocols import ProducerLike
-from rest.audit.trail import AuditSink, AuditTrail, JsonLinesFile, log_sink
+from rest.audit.trail import AuditSink, AuditTrail, JsonLinesFile, json_line, log_sink
 
 log = logging.getLogger(__name__)
 
@@ -83,7 +82,7 @@ class AuditTopic:
                 failure.append(str(error))
             delivered.set()
 
-        value = json.dumps(entry, separators=(",", ":"), sort_keys=True).encode()
+        value = json_line(entry).encode()
         key = str(entry.get("connector") or "").encode()
         with self._lock:
             producer = self._ready()

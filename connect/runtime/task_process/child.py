@@ -62,11 +62,9 @@ class _Host:
         )
 
     def run(self) -> None:
-        """Until told to exit, or until the worker is gone and every task has ended."""
+        """Until told to exit (a worker that is gone ends the process at once: `_worker_gone`)."""
         next_trim = time.monotonic() + _TRIM_INTERVAL_S
         while not self._exit.wait(_CHECK_S):
-            if self.channel.closed.is_set() and not self._running():
-                return
             if time.monotonic() >= next_trim:
                 release_free_memory()
                 next_trim = time.monotonic() + _TRIM_INTERVAL_S
@@ -116,10 +114,6 @@ class _Host:
     def _task(self, key: int) -> HostedTask | None:
         with self._lock:
             return self._tasks.get(key)
-
-    def _running(self) -> bool:
-        with self._lock:
-            return bool(self._tasks)
 
     def _alive(self) -> None:
         self._last_alive = time.monotonic()

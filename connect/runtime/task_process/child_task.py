@@ -130,10 +130,10 @@ class HostedTask:
         self._channel.call("ownership", self.key)
 
     def _await_end(self, runner: WorkerTask, silent_for: SilentFor, graceful_s: float) -> float | None:
-        """Wait for the task to end; stop it if the worker is gone or silent for too long. Returns how long
-        the worker had been silent if that is why the task stopped: then its statuses are muted, since the
-        worker, once it runs again, drops all its work and rejoins (a distributed worker's stall handling)
-        and others may own the task by then."""
+        """Wait for the task to end; stop it if the worker is silent for too long (a worker that is gone ends
+        the whole process at once: `child._Host`). Returns how long the worker had been silent if that is why
+        the task stopped: then its statuses are muted, since the worker, once it runs again, drops all its work
+        and rejoins (a distributed worker's stall handling) and others may own the task by then."""
         deadline: float | None = None
         silenced: float | None = None
         while not runner.await_stop(_WAIT_SLICE_S):
@@ -141,10 +141,6 @@ class HostedTask:
                 if time.monotonic() >= deadline:
                     log.error("Task %s did not stop within task.shutdown.graceful.timeout.ms", runner.id)
                     break
-            elif self._channel.closed.is_set():
-                log.warning("Task %s: the worker is gone; stopping the task", runner.id)
-                runner.stop()
-                deadline = time.monotonic() + graceful_s
             elif (silenced := silent_for()) is not None:
                 log.error("Task %s: the worker has not answered for %.1f s; stopping the task", runner.id, silenced)
                 self.status.mute()
